@@ -1,0 +1,124 @@
+// The `berth` command.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.ts';
+import { startBerth } from './main.ts';
+import { openDb, migrate } from './platform/db/index.ts';
+import { TenantStore } from './platform/auth/index.ts';
+import path from 'node:path';
+
+const USAGE = `Usage: berth <command> [options]
+
+Commands:
+  serve [--role all|api|worker] [--host H] [--port N]   run Berth (control plane, platform API, workers)
+  migrate                                               apply database migrations and exit
+  keys create [--workspace ID] [--organization-scoped] [--role admin|member] [--description TEXT]
+                                                        issue an API key (printed once)
+  workspaces create NAME                                create a workspace in the default organization
+  workspaces list
+
+Configuration comes from the environment: see README.md.`;
+
+async function withStore<T>(fn: (store: TenantStore, applied: number[]) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const db = await openDb({ databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, pgliteDir: path.join(config.dataDir, 'pgdata') });
+  try {
+    const applied = await migrate(db);
+    return await fn(new TenantStore(db), applied);
+  } finally {
+    await db.close();
+  }
+}
+
+async function defaultOrganization(store: TenantStore) {
+  const organization = await store.firstOrganization();
+  if (!organization) throw new ConfigError('No organization yet: run `berth serve` once first.');
+  return organization;
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { role: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const env = { ...process.env };
+  if (values.role) env.BERTH_ROLE = values.role;
+  if (values.host) env.HOST = values.host;
+  if (values.port) env.PORT = values.port;
+  const berth = await startBerth(loadConfig(env));
+  const { bootstrap } = berth;
+  const lines = [
+    `Berth ${berth.url ? `listening on ${berth.url}` : 'worker started'} (storage: ${berth.db.engine}, role: ${berth.config.role})`,
+    `Workspace ID: ${bootstrap.workspaceId}`,
+  ];
+  if (bootstrap.generatedKey) lines.push(`Admin API key (shown once, also saved to ${bootstrap.keyFile}): ${bootstrap.generatedKey}`);
+  else if (bootstrap.keySource === 'BERTH_API_KEY') lines.push('Admin API key: the value of BERTH_API_KEY');
+  else lines.push(`Admin API key: in ${bootstrap.keyFile} (if it was generated here)`);
+  if (berth.url) lines.push(`API reference: ${berth.url}/docs`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    berth.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    berth.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function keys(args: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args, allowPositionals: true,
+    options: { workspace: { type: 'string' }, 'organization-scoped': { type: 'boolean' }, role: { type: 'string' }, description: { type: 'string' } },
+  });
+  if (positionals[0] !== 'create') throw new ConfigError(USAGE);
+  const role = values.role ?? 'member';
+  if (role !== 'admin' && role !== 'member') throw new ConfigError('--role must be admin or member');
+  await withStore(async (store) => {
+    const organization = await defaultOrganization(store);
+    const workspaceId = values['organization-scoped'] ? null : (values.workspace ?? organization.defaultWorkspaceId);
+    if (workspaceId && (await store.workspaceOrganization(workspaceId)) !== organization.id) throw new ConfigError(`No workspace ${workspaceId}`);
+    const { key, record } = await store.createApiKey({ organizationId: organization.id, workspaceId, role, description: values.description ?? '' });
+    process.stdout.write(`${JSON.stringify({ key, ...record })}\n`);
+  });
+}
+
+async function workspaces(args: string[]): Promise<void> {
+  const [action, name] = args;
+  await withStore(async (store) => {
+    const organization = await defaultOrganization(store);
+    if (action === 'create' && name) {
+      process.stdout.write(`${JSON.stringify(await store.createWorkspace(organization.id, name))}\n`);
+    } else if (action === 'list') {
+      for (const workspace of await store.listWorkspaces(organization.id)) process.stdout.write(`${JSON.stringify(workspace)}\n`);
+    } else {
+      throw new ConfigError(USAGE);
+    }
+  });
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve': return serve(rest);
+    case 'migrate': {
+      const applied = await withStore(async (_store, versions) => versions);
+      process.stdout.write(applied.length ? `Applied migrations ${applied.join(', ')}\n` : 'The database is current\n');
+      return;
+    }
+    case 'keys': return keys(rest);
+    case 'workspaces': return workspaces(rest);
+    case undefined: case 'help': case '--help': case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      throw new ConfigError(`Unknown command "${command}".\n\n${USAGE}`);
+  }
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`berth: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof ConfigError ? 2 : 1);
+  });
+}

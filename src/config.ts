@@ -1,0 +1,83 @@
+// The only reader of process.env. Everything else receives a frozen Config.
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** postgres://… selects PostgreSQL; undefined selects embedded PGlite in dataDir. */
+  databaseUrl: string | undefined;
+  /** PostgreSQL schema for Berth's tables (tests use one schema per run). */
+  databaseSchema: string;
+  /** Admin API key to create on first start; a generated one is written to dataDir otherwise. */
+  bootstrapApiKey: string | undefined;
+  /** 32-byte key (hex or base64) for secrets at rest; generated into dataDir when absent. */
+  secretKey: string | undefined;
+  logLevel: LogLevel;
+  role: 'all' | 'api' | 'worker';
+  controlPlane: {
+    /** Concurrent builds per worker process. */
+    buildConcurrency: number;
+    /** Kill a build step that runs longer than this. */
+    buildTimeoutSeconds: number;
+    /** How often a running build proves it is alive; a silent one is retried elsewhere. */
+    jobHeartbeatSeconds: number;
+    /** How often the job supervisor looks for dead jobs. */
+    superviseIntervalSeconds: number;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const schema = env.DATABASE_SCHEMA || 'public';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError(`DATABASE_SCHEMA must be a lower-case SQL identifier, got "${schema}"`);
+  }
+  const config: Config = {
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', 8080, 0, 65535),
+    dataDir: path.resolve(env.BERTH_DATA_DIR || '.berth'),
+    databaseUrl,
+    databaseSchema: schema,
+    bootstrapApiKey: env.BERTH_API_KEY || undefined,
+    secretKey: env.BERTH_SECRET_KEY || undefined,
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    role: oneOf(env, 'BERTH_ROLE', 'all', ['all', 'api', 'worker']),
+    controlPlane: {
+      buildConcurrency: int(env, 'BERTH_BUILD_CONCURRENCY', 2, 1, 64),
+      buildTimeoutSeconds: int(env, 'BERTH_BUILD_TIMEOUT_SECONDS', 1800, 1, 86400),
+      jobHeartbeatSeconds: int(env, 'BERTH_JOB_HEARTBEAT_SECONDS', 10, 10, 3600),
+      superviseIntervalSeconds: int(env, 'BERTH_SUPERVISE_INTERVAL_SECONDS', 10, 1, 3600),
+    },
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,90 @@
+// Composition root: configuration → platform → modules → HTTP and/or workers.
+// The only place that picks implementations (storage engine, job queue backend).
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { createLogger } from './platform/logging.ts';
+import { openDb, migrate, type Db } from './platform/db/index.ts';
+import { TenantStore, bootstrapTenancy, installAuthentication, type BootstrapResult } from './platform/auth/index.ts';
+import { registerTenancyRoutes } from './platform/auth/routes.ts';
+import { loadSecretBox } from './platform/crypto/secret-box.ts';
+import { createHttpServer } from './platform/http/server.ts';
+import { JobQueue } from './platform/queue/job-queue.ts';
+import { createControlPlane, type ControlPlane } from './modules/controlplane/index.ts';
+
+export const VERSION = '0.1.0';
+
+export interface Berth {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  bootstrap: BootstrapResult;
+  controlPlane: ControlPlane;
+  /** Present when this process serves HTTP. */
+  app: FastifyInstance | undefined;
+  /** Base URL the HTTP server listens on. */
+  url: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Embedded storage location override (tests use `memory://`). */
+  pgliteDir?: string;
+}
+
+export async function startBerth(config: Config, options: StartOptions = {}): Promise<Berth> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    pgliteDir: options.pgliteDir ?? path.join(config.dataDir, 'pgdata'),
+  });
+  const closers: (() => Promise<void>)[] = [() => db.close()];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'error while stopping'));
+  };
+  try {
+    await migrate(db);
+    const tenants = new TenantStore(db);
+    const bootstrap = await bootstrapTenancy(tenants, { dataDir: config.dataDir, apiKey: config.bootstrapApiKey });
+    const secrets = await loadSecretBox(config.secretKey, config.dataDir);
+    const queue = new JobQueue(db, { superviseIntervalSeconds: config.controlPlane.superviseIntervalSeconds, logger });
+    await queue.start();
+    closers.push(() => queue.stop());
+    const controlPlane = await createControlPlane({
+      db, queue, secrets, logger,
+      pipeline: {
+        dataDir: config.dataDir,
+        buildConcurrency: config.controlPlane.buildConcurrency,
+        buildTimeoutSeconds: config.controlPlane.buildTimeoutSeconds,
+        heartbeatSeconds: config.controlPlane.jobHeartbeatSeconds,
+      },
+    });
+
+    let app: FastifyInstance | undefined;
+    let url: string | undefined;
+    if (config.role !== 'worker') {
+      app = await createHttpServer({
+        logger,
+        openapi: { title: 'Berth', version: VERSION, description: 'Self-hosted agent platform: deployment control plane, trace store and bulk export, agent servers.' },
+      });
+      const auth = installAuthentication(app, tenants);
+      registerTenancyRoutes(app, tenants, auth);
+      controlPlane.registerRoutes(app);
+      url = await app.listen({ host: config.host, port: config.port });
+      const server = app;
+      closers.push(() => server.close());
+    }
+    if (config.role !== 'api') {
+      await controlPlane.startWorkers();
+      // Runs before the queue stops: builds in flight are aborted and left for the next worker.
+      closers.push(async () => controlPlane.stopWorkers());
+    }
+    return { config, db, logger, bootstrap, controlPlane, app, url, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,38 @@
+// The control plane module: deployments, revisions, the build pipeline and the data plane seam.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Db } from '../../platform/db/index.ts';
+import type { JobQueue } from '../../platform/queue/job-queue.ts';
+import { DataPlaneReportService } from './dataplane.ts';
+import { RevisionPipeline, type PipelineOptions } from './pipeline/revision-pipeline.ts';
+import { ControlPlaneRepo } from './repo.ts';
+import { registerControlPlaneRoutes } from './routes.ts';
+import { ControlPlaneService } from './service.ts';
+
+export type { DataPlaneDriver, DataPlaneReports, DeployReport } from './dataplane.ts';
+export type { PipelineOptions } from './pipeline/revision-pipeline.ts';
+
+export interface ControlPlane {
+  service: ControlPlaneService;
+  dataPlane: DataPlaneReportService;
+  registerRoutes(app: FastifyInstance): void;
+  startWorkers(): Promise<void>;
+  /** Stops running builds; their jobs are picked up again by the next worker. */
+  stopWorkers(): void;
+}
+
+export async function createControlPlane(deps: { db: Db; queue: JobQueue; secrets: SecretBox; logger: Logger; pipeline: PipelineOptions }): Promise<ControlPlane> {
+  const repo = new ControlPlaneRepo(deps.db);
+  const pipeline = new RevisionPipeline(repo, deps.queue, deps.pipeline, deps.logger.child({ module: 'controlplane' }));
+  await pipeline.declareQueues();
+  const service = new ControlPlaneService(repo, deps.secrets, pipeline);
+  const dataPlane = new DataPlaneReportService(repo);
+  return {
+    service,
+    dataPlane,
+    registerRoutes: (app) => registerControlPlaneRoutes(app, service, dataPlane),
+    startWorkers: () => pipeline.startWorkers(),
+    stopWorkers: () => pipeline.abortBuilds(),
+  };
+}
