@@ -1,0 +1,223 @@
+// Berth's checkpointer: LangGraph checkpoints and pending writes in the agent server's database.
+// One row holds a whole checkpoint (channel values included): a run reads the latest checkpoint with one
+// query and writes each new one with one statement, which keeps the per-run overhead to a few round trips.
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  BaseCheckpointSaver,
+  WRITES_IDX_MAP,
+  copyCheckpoint,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  type PendingWrite,
+  type SerializerProtocol,
+} from '@langchain/langgraph-checkpoint';
+import type { SqlExecutor } from '../../platform/db/index.ts';
+
+interface CheckpointRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  type: string;
+  checkpoint: Uint8Array;
+  metadata: Record<string, unknown>;
+  writes: { task_id: string; channel: string; type: string; value: string }[] | null;
+}
+
+const textDecoder = new TextDecoder();
+
+/** Pending writes travel as base64 inside a JSON aggregate so that a checkpoint and its writes come back in one query. */
+const SELECT_TUPLE = `
+  SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata,
+    (SELECT json_agg(json_build_object('task_id', w.task_id, 'channel', w.channel, 'type', w.type,
+                                       'value', encode(w.value, 'base64')) ORDER BY w.task_id, w.idx)
+       FROM agent_checkpoint_writes w
+      WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id) AS writes
+  FROM agent_checkpoints c`;
+
+export class DbCheckpointSaver extends BaseCheckpointSaver {
+  readonly #db: SqlExecutor;
+
+  constructor(db: SqlExecutor, serde?: SerializerProtocol) {
+    super(serde);
+    this.#db = db;
+  }
+
+  async #toTuple(row: CheckpointRow): Promise<CheckpointTuple> {
+    const checkpoint = (await this.serde.loadsTyped(row.type, toBytes(row.checkpoint))) as Checkpoint;
+    const metadata = (await this.serde.loadsTyped('json', JSON.stringify(row.metadata))) as CheckpointMetadata;
+    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
+      (row.writes ?? []).map(async (write) => [
+        write.task_id,
+        write.channel,
+        await this.serde.loadsTyped(write.type, Buffer.from(write.value, 'base64')),
+      ] as CheckpointPendingWrite),
+    );
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } },
+      checkpoint,
+      metadata,
+      pendingWrites,
+    };
+    if (row.parent_checkpoint_id) {
+      tuple.parentConfig = {
+        configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.parent_checkpoint_id },
+      };
+    }
+    return tuple;
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = config.configurable?.thread_id;
+    if (threadId === undefined || threadId === null) return undefined;
+    const ns: string = config.configurable?.checkpoint_ns ?? '';
+    const checkpointId: string | undefined = config.configurable?.checkpoint_id ?? config.configurable?.thread_ts;
+    const rows = checkpointId
+      ? await this.#db.query<CheckpointRow>(
+        `${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3`,
+        [String(threadId), ns, checkpointId],
+      )
+      : await this.#db.query<CheckpointRow>(
+        `${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT 1`,
+        [String(threadId), ns],
+      );
+    return rows[0] ? this.#toTuple(rows[0]) : undefined;
+  }
+
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (clause: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(clause(`$${params.length}`));
+    };
+    const configurable = config.configurable ?? {};
+    if (configurable.thread_id !== undefined) add((n) => `c.thread_id = ${n}`, String(configurable.thread_id));
+    if (configurable.checkpoint_ns !== undefined) add((n) => `c.checkpoint_ns = ${n}`, configurable.checkpoint_ns);
+    if (configurable.checkpoint_id) add((n) => `c.checkpoint_id = ${n}`, configurable.checkpoint_id);
+    const before = options.before?.configurable?.checkpoint_id;
+    if (before) add((n) => `c.checkpoint_id < ${n}`, before);
+    if (options.filter && Object.keys(options.filter).length > 0) {
+      add((n) => `c.metadata @> ${n}::jsonb`, JSON.stringify(options.filter));
+    }
+    let text = `${SELECT_TUPLE}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY c.thread_id, c.checkpoint_ns, c.checkpoint_id DESC`;
+    if (options.limit !== undefined) {
+      params.push(Math.max(0, options.limit));
+      text += ` LIMIT $${params.length}`;
+    }
+    const rows = await this.#db.query<CheckpointRow>(text, params);
+    for (const row of rows) yield await this.#toTuple(row);
+  }
+
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const threadId = config.configurable?.thread_id;
+    if (threadId === undefined || threadId === null) {
+      throw new Error('Failed to put checkpoint: the config has no "configurable.thread_id".');
+    }
+    const ns: string = config.configurable?.checkpoint_ns ?? '';
+    const parentId: string | null = config.configurable?.checkpoint_id ?? null;
+    const [[type, bytes], [, metadataBytes]] = await Promise.all([
+      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+      this.serde.dumpsTyped(metadata),
+    ]);
+    await this.#db.query(
+      `INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
+       DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
+                     parent_checkpoint_id = EXCLUDED.parent_checkpoint_id`,
+      [String(threadId), ns, checkpoint.id, parentId, type, bytes, jsonText(metadataBytes)],
+    );
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    const threadId = config.configurable?.thread_id;
+    const ns: string = config.configurable?.checkpoint_ns ?? '';
+    const checkpointId = config.configurable?.checkpoint_id;
+    if (threadId === undefined || threadId === null) throw new Error('Failed to put writes: the config has no "configurable.thread_id".');
+    if (!checkpointId) throw new Error('Failed to put writes: the config has no "configurable.checkpoint_id".');
+    if (writes.length === 0) return;
+    const taskPath: string = config.configurable?.task_path ?? '';
+    const serialized = await Promise.all(writes.map(([, value]) => this.serde.dumpsTyped(value)));
+    // Special channels (errors, interrupts, resume values) have fixed negative indexes and replace earlier
+    // writes; ordinary writes keep the first value written for their index, as the reference savers do.
+    const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const params: unknown[] = [];
+    const values = writes.map(([channel], index) => {
+      const [type, bytes] = serialized[index]!;
+      const idx = WRITES_IDX_MAP[channel] ?? index;
+      params.push(String(threadId), ns, checkpointId, taskId, idx, channel, type, bytes, taskPath);
+      const base = params.length - 9;
+      return `(${Array.from({ length: 9 }, (_, i) => `$${base + i + 1}`).join(', ')})`;
+    });
+    await this.#db.query(
+      `INSERT INTO agent_checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+       VALUES ${values.join(', ')}
+       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
+        upsert ? 'DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value' : 'DO NOTHING'}`,
+      params,
+    );
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.#db.query(
+      `WITH w AS (DELETE FROM agent_checkpoint_writes WHERE thread_id = $1)
+       DELETE FROM agent_checkpoints WHERE thread_id = $1`,
+      [String(threadId)],
+    );
+  }
+
+  /** Copies every checkpoint and write of one thread to another (thread copy). */
+  async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
+    await this.#db.query(
+      `WITH c AS (
+         INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+         SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata
+           FROM agent_checkpoints WHERE thread_id = $1)
+       INSERT INTO agent_checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+       SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path
+         FROM agent_checkpoint_writes WHERE thread_id = $1`,
+      [fromThreadId, toThreadId],
+    );
+  }
+
+  /** Keeps only the newest checkpoint of each namespace of a thread (thread prune `keep_latest`). */
+  async keepLatest(threadId: string): Promise<void> {
+    await this.#db.query(
+      `WITH latest AS (
+         SELECT checkpoint_ns, max(checkpoint_id) AS checkpoint_id FROM agent_checkpoints WHERE thread_id = $1 GROUP BY checkpoint_ns),
+       w AS (
+         DELETE FROM agent_checkpoint_writes w WHERE w.thread_id = $1
+            AND NOT EXISTS (SELECT 1 FROM latest l WHERE l.checkpoint_ns = w.checkpoint_ns AND l.checkpoint_id = w.checkpoint_id))
+       DELETE FROM agent_checkpoints c WHERE c.thread_id = $1
+          AND NOT EXISTS (SELECT 1 FROM latest l WHERE l.checkpoint_ns = c.checkpoint_ns AND l.checkpoint_id = c.checkpoint_id)`,
+      [threadId],
+    );
+  }
+
+  /** Deletes the checkpoints a run wrote (rollback). */
+  async deleteRunCheckpoints(threadId: string, runId: string): Promise<void> {
+    await this.#db.query(
+      `WITH gone AS (
+         DELETE FROM agent_checkpoints WHERE thread_id = $1 AND metadata->>'run_id' = $2
+         RETURNING checkpoint_ns, checkpoint_id)
+       DELETE FROM agent_checkpoint_writes w USING gone
+        WHERE w.thread_id = $1 AND w.checkpoint_ns = gone.checkpoint_ns AND w.checkpoint_id = gone.checkpoint_id`,
+      [threadId, runId],
+    );
+  }
+}
+
+function toBytes(value: Uint8Array | string): Uint8Array {
+  return typeof value === 'string' ? Buffer.from(value, 'hex') : value;
+}
+
+/** jsonb cannot hold NUL characters; metadata never needs them. */
+function jsonText(bytes: Uint8Array): string {
+  return textDecoder.decode(bytes).replace(/\\u0000/g, '');
+}

@@ -1,0 +1,126 @@
+// What the public conformance suite (@langchain/langgraph-checkpoint-validation) checks, against Berth's saver.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import { Annotation, END, START, StateGraph, interrupt, Command } from '@langchain/langgraph';
+import { openDb, migrate, type Db } from '../../../src/platform/db/index.ts';
+import { DbCheckpointSaver } from '../../../src/modules/agents/checkpointer.ts';
+
+let db: Db;
+let saver: DbCheckpointSaver;
+
+before(async () => {
+  db = await openDb({ databaseUrl: undefined, databaseSchema: 'public', pgliteDir: 'memory://' });
+  await migrate(db);
+  saver = new DbCheckpointSaver(db);
+});
+after(() => db.close());
+
+function checkpoint(values: Record<string, unknown> = {}): Checkpoint {
+  return { ...emptyCheckpoint(), id: uuid6(-1), channel_values: values, channel_versions: Object.fromEntries(Object.keys(values).map((k) => [k, 1])) };
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+describe('DbCheckpointSaver', () => {
+  test('put then getTuple returns the checkpoint, metadata and parent', async () => {
+    const thread = `t-${uuid6(-1)}`;
+    const first = checkpoint({ a: 1 });
+    const firstConfig = await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '' } }, first, { source: 'input', step: -1, parents: {} }, {});
+    assert.deepEqual(firstConfig, { configurable: { thread_id: thread, checkpoint_ns: '', checkpoint_id: first.id } });
+    const second = checkpoint({ a: 2, b: 'x' });
+    await saver.put(firstConfig, second, { source: 'loop', step: 0, parents: {}, run_id: 'r1' } as any, {});
+
+    const latest = await saver.getTuple({ configurable: { thread_id: thread } });
+    assert.equal(latest?.checkpoint.id, second.id);
+    assert.deepEqual(latest?.checkpoint.channel_values, { a: 2, b: 'x' });
+    assert.deepEqual(latest?.metadata, { source: 'loop', step: 0, parents: {}, run_id: 'r1' });
+    assert.equal(latest?.parentConfig?.configurable?.checkpoint_id, first.id);
+
+    const exact = await saver.getTuple({ configurable: { thread_id: thread, checkpoint_id: first.id } });
+    assert.deepEqual(exact?.checkpoint.channel_values, { a: 1 });
+    assert.equal(exact?.parentConfig, undefined);
+    assert.equal(await saver.getTuple({ configurable: { thread_id: 'missing' } }), undefined);
+    assert.equal(await saver.getTuple({ configurable: { thread_id: thread, checkpoint_id: 'nope' } }), undefined);
+  });
+
+  test('list filters by metadata, honours before and limit, newest first', async () => {
+    const thread = `t-${uuid6(-1)}`;
+    const ids: string[] = [];
+    let config: any = { configurable: { thread_id: thread, checkpoint_ns: '' } };
+    for (let step = 0; step < 4; step++) {
+      const cp = checkpoint({ step });
+      ids.push(cp.id);
+      config = await saver.put(config, cp, { source: step % 2 ? 'loop' : 'update', step, parents: {} }, {});
+    }
+    const all = await collect(saver.list({ configurable: { thread_id: thread } }));
+    assert.deepEqual(all.map((t) => t.checkpoint.id), [...ids].reverse());
+    const loops = await collect(saver.list({ configurable: { thread_id: thread } }, { filter: { source: 'loop' } }));
+    assert.deepEqual(loops.map((t) => t.metadata?.step), [3, 1]);
+    const beforeThird = await collect(saver.list({ configurable: { thread_id: thread } }, { before: { configurable: { checkpoint_id: ids[2] } } }));
+    assert.deepEqual(beforeThird.map((t) => t.checkpoint.id), [ids[1], ids[0]]);
+    const limited = await collect(saver.list({ configurable: { thread_id: thread } }, { limit: 1 }));
+    assert.deepEqual(limited.map((t) => t.checkpoint.id), [ids[3]]);
+    const none = await collect(saver.list({ configurable: { thread_id: thread } }, { filter: { source: 'fork' } }));
+    assert.equal(none.length, 0);
+  });
+
+  test('pending writes: stored per task, first write kept for ordinary channels, special channels replaced', async () => {
+    const thread = `t-${uuid6(-1)}`;
+    const cp = checkpoint();
+    const config = await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '' } }, cp, { source: 'loop', step: 0, parents: {} }, {});
+    await saver.putWrites(config, [['a', 1], ['b', { deep: [1, 2] }]], 'task1');
+    await saver.putWrites(config, [['a', 99]], 'task1');
+    await saver.putWrites(config, [['__error__', 'first']], 'task2');
+    await saver.putWrites(config, [['__error__', 'second']], 'task2');
+    const tuple = await saver.getTuple(config);
+    assert.deepEqual(tuple?.pendingWrites, [['task1', 'a', 1], ['task1', 'b', { deep: [1, 2] }], ['task2', '__error__', 'second']]);
+  });
+
+  test('namespaces are separate', async () => {
+    const thread = `t-${uuid6(-1)}`;
+    const root = checkpoint({ where: 'root' });
+    const child = checkpoint({ where: 'child' });
+    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '' } }, root, { source: 'loop', step: 0, parents: {} }, {});
+    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: 'child:1' } }, child, { source: 'loop', step: 0, parents: { '': root.id } }, {});
+    assert.deepEqual((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values, { where: 'root' });
+    assert.deepEqual((await saver.getTuple({ configurable: { thread_id: thread, checkpoint_ns: 'child:1' } }))?.checkpoint.channel_values, { where: 'child' });
+    assert.equal((await collect(saver.list({ configurable: { thread_id: thread } }))).length, 2);
+    assert.equal((await collect(saver.list({ configurable: { thread_id: thread, checkpoint_ns: 'child:1' } }))).length, 1);
+  });
+
+  test('deleteThread removes checkpoints and writes of that thread only', async () => {
+    const keep = `t-${uuid6(-1)}`;
+    const gone = `t-${uuid6(-1)}`;
+    for (const thread of [keep, gone]) {
+      const config = await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '' } }, checkpoint({ x: 1 }), { source: 'loop', step: 0, parents: {} }, {});
+      await saver.putWrites(config, [['x', 2]], 'task');
+    }
+    await saver.deleteThread(gone);
+    assert.equal(await saver.getTuple({ configurable: { thread_id: gone } }), undefined);
+    assert.equal((await db.query(`SELECT 1 FROM agent_checkpoint_writes WHERE thread_id = $1`, [gone])).length, 0);
+    assert.ok(await saver.getTuple({ configurable: { thread_id: keep } }));
+  });
+
+  test('a real graph interrupts and resumes through the saver', async () => {
+    const State = Annotation.Root({ answer: Annotation<string>(), log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+    const graph = new StateGraph(State)
+      .addNode('ask', () => ({ answer: interrupt('what?') as string, log: ['asked'] }))
+      .addNode('done', (state) => ({ log: [`got ${state.answer}`] }))
+      .addEdge(START, 'ask').addEdge('ask', 'done').addEdge('done', END)
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: `t-${uuid6(-1)}` } };
+    const first = await graph.invoke({ log: [] }, config);
+    assert.ok(first.__interrupt__);
+    const state = await graph.getState(config);
+    assert.deepEqual(state.next, ['ask']);
+    const final = await graph.invoke(new Command({ resume: 'blue' }), config);
+    assert.deepEqual(final.log, ['asked', 'got blue']);
+    const history = await collect(graph.getStateHistory(config));
+    assert.ok(history.length >= 4);
+  });
+});
