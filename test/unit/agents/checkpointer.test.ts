@@ -115,7 +115,7 @@ describe('DbCheckpointSaver', () => {
       .compile({ checkpointer: saver });
     const config = { configurable: { thread_id: `t-${uuid6(-1)}` } };
     const first = await graph.invoke({ log: [] }, config);
-    assert.ok(first.__interrupt__);
+    assert.ok((first as Record<string, unknown>).__interrupt__);
     const state = await graph.getState(config);
     assert.deepEqual(state.next, ['ask']);
     const final = await graph.invoke(new Command({ resume: 'blue' }), config);
