@@ -1,0 +1,131 @@
+// Publish/subscribe by topic, within one process or across processes through PostgreSQL LISTEN/NOTIFY.
+// Messages published by one publisher on one topic arrive in order: across processes each publisher
+// chains its NOTIFYs, and large messages are split into pieces (NOTIFY payloads stop at 8000 bytes).
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/index.ts';
+
+export type EventHandler = (message: string) => void;
+
+export interface EventBus {
+  publish(topic: string, message: string): void;
+  /** Resolves once every message published so far has left this process. */
+  flush(): Promise<void>;
+  subscribe(topic: string, handler: EventHandler): () => void;
+  close(): Promise<void>;
+}
+
+/** Topic → handlers, shared by both buses. */
+class Subscriptions {
+  readonly #handlers = new Map<string, Set<EventHandler>>();
+  subscribe(topic: string, handler: EventHandler): () => void {
+    let set = this.#handlers.get(topic);
+    if (!set) {
+      set = new Set();
+      this.#handlers.set(topic, set);
+    }
+    set.add(handler);
+    return () => {
+      set.delete(handler);
+      if (set.size === 0 && this.#handlers.get(topic) === set) this.#handlers.delete(topic);
+    };
+  }
+  deliver(topic: string, message: string): void {
+    const set = this.#handlers.get(topic);
+    if (!set) return;
+    for (const handler of [...set]) {
+      try {
+        handler(message);
+      } catch {
+        // a failing subscriber must not stop the others
+      }
+    }
+  }
+}
+
+export class LocalEventBus implements EventBus {
+  readonly #subscriptions = new Subscriptions();
+  publish(topic: string, message: string): void {
+    this.#subscriptions.deliver(topic, message);
+  }
+  async flush(): Promise<void> {}
+  subscribe(topic: string, handler: EventHandler): () => void {
+    return this.#subscriptions.subscribe(topic, handler);
+  }
+  async close(): Promise<void> {}
+}
+
+/** Bytes of payload per NOTIFY piece, below PostgreSQL's 8000-byte limit with room for the header. */
+const PIECE = 7000;
+
+export class PostgresEventBus implements EventBus {
+  readonly #db: Db;
+  readonly #channel: string;
+  readonly #origin = randomUUID().slice(0, 8);
+  readonly #subscriptions = new Subscriptions();
+  readonly #partial = new Map<string, string[]>();
+  #chain: Promise<unknown> = Promise.resolve();
+  #unlisten: (() => Promise<void>) | undefined;
+  #counter = 0;
+
+  private constructor(db: Db, channel: string) {
+    this.#db = db;
+    this.#channel = channel;
+  }
+
+  static async start(db: Db, channel: string): Promise<PostgresEventBus> {
+    const bus = new PostgresEventBus(db, channel);
+    bus.#unlisten = await db.listen(channel, (payload) => bus.#receive(payload));
+    return bus;
+  }
+
+  publish(topic: string, message: string): void {
+    // Subscribers in this process hear it at once; other processes through NOTIFY.
+    this.#subscriptions.deliver(topic, message);
+    const body = `${topic}\n${message}`;
+    const id = `${this.#origin}.${++this.#counter}`;
+    const count = Math.max(1, Math.ceil(body.length / PIECE));
+    for (let index = 0; index < count; index++) {
+      const payload = `${id}|${index}|${count}|${body.slice(index * PIECE, (index + 1) * PIECE)}`;
+      this.#chain = this.#chain.then(() => this.#db.notify(this.#channel, payload)).catch(() => undefined);
+    }
+  }
+
+  flush(): Promise<void> {
+    return this.#chain.then(() => undefined);
+  }
+
+  subscribe(topic: string, handler: EventHandler): () => void {
+    return this.#subscriptions.subscribe(topic, handler);
+  }
+
+  #receive(payload: string): void {
+    const first = payload.indexOf('|');
+    const second = payload.indexOf('|', first + 1);
+    const third = payload.indexOf('|', second + 1);
+    if (first < 0 || second < 0 || third < 0) return;
+    const id = payload.slice(0, first);
+    if (id.startsWith(`${this.#origin}.`)) return;
+    const index = Number(payload.slice(first + 1, second));
+    const count = Number(payload.slice(second + 1, third));
+    const piece = payload.slice(third + 1);
+    let body = piece;
+    if (count > 1) {
+      const parts = this.#partial.get(id) ?? new Array<string>(count);
+      parts[index] = piece;
+      if (parts.filter((part) => part !== undefined).length < count) {
+        this.#partial.set(id, parts);
+        return;
+      }
+      this.#partial.delete(id);
+      body = parts.join('');
+    }
+    const newline = body.indexOf('\n');
+    if (newline < 0) return;
+    this.#subscriptions.deliver(body.slice(0, newline), body.slice(newline + 1));
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.#unlisten?.();
+  }
+}
