@@ -8,6 +8,7 @@ export type AppErrorKind =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'unprocessable'
   | 'unavailable';
 
 export class AppError extends Error {
@@ -22,6 +23,8 @@ export const badRequest = (message: string) => new AppError('bad_request', messa
 export const notFound = (message: string) => new AppError('not_found', message);
 export const conflict = (message: string) => new AppError('conflict', message);
 export const forbidden = (message: string) => new AppError('forbidden', message);
+/** A well-formed request the current state refuses (FastAPI's 422 with a plain `detail`). */
+export const unprocessable = (message: string) => new AppError('unprocessable', message);
 export const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 /** Input that fails validation outside the request schema (cross-field rules); answered as 422. */

@@ -9,6 +9,7 @@ const STATUS: Record<AppErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unprocessable: 422,
   unavailable: 503,
 };
 
