@@ -27,6 +27,10 @@ export interface Config {
     /** How often the job supervisor looks for dead jobs. */
     superviseIntervalSeconds: number;
   };
+  tracing: {
+    /** Largest trace ingest request body, after decompression (413 beyond); /info advertises 1 MiB less. */
+    maxBodyBytes: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -76,6 +80,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       buildTimeoutSeconds: int(env, 'BERTH_BUILD_TIMEOUT_SECONDS', 1800, 1, 86400),
       jobHeartbeatSeconds: int(env, 'BERTH_JOB_HEARTBEAT_SECONDS', 10, 10, 3600),
       superviseIntervalSeconds: int(env, 'BERTH_SUPERVISE_INTERVAL_SECONDS', 10, 1, 3600),
+    },
+    tracing: {
+      // 25 MiB, so that /info advertises the SDK's own default batch size (24 MiB).
+      maxBodyBytes: int(env, 'BERTH_TRACE_MAX_BODY_BYTES', 26_214_400, 2 * 1024 * 1024, 1024 * 1024 * 1024),
     },
     ...overrides,
   };

@@ -12,6 +12,7 @@ import { loadSecretBox } from './platform/crypto/secret-box.ts';
 import { createHttpServer } from './platform/http/server.ts';
 import { JobQueue } from './platform/queue/job-queue.ts';
 import { createControlPlane, type ControlPlane } from './modules/controlplane/index.ts';
+import { createTracing, type Tracing } from './modules/tracing/index.ts';
 
 export const VERSION = '0.1.0';
 
@@ -21,6 +22,7 @@ export interface Berth {
   logger: Logger;
   bootstrap: BootstrapResult;
   controlPlane: ControlPlane;
+  tracing: Tracing;
   /** Present when this process serves HTTP. */
   app: FastifyInstance | undefined;
   /** Base URL the HTTP server listens on. */
@@ -63,6 +65,8 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
       },
     });
 
+    const tracing = createTracing({ db, options: { maxBodyBytes: config.tracing.maxBodyBytes, version: VERSION } });
+
     let app: FastifyInstance | undefined;
     let url: string | undefined;
     if (config.role !== 'worker') {
@@ -73,6 +77,7 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
       const auth = installAuthentication(app, tenants);
       registerTenancyRoutes(app, tenants, auth);
       controlPlane.registerRoutes(app);
+      tracing.registerRoutes(app);
       url = await app.listen({ host: config.host, port: config.port });
       const server = app;
       closers.push(() => server.close());
@@ -82,7 +87,7 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
       // Runs before the queue stops: builds in flight are aborted and left for the next worker.
       closers.push(async () => controlPlane.stopWorkers());
     }
-    return { config, db, logger, bootstrap, controlPlane, app, url, close };
+    return { config, db, logger, bootstrap, controlPlane, tracing, app, url, close };
   } catch (error) {
     await close();
     throw error;

@@ -9,10 +9,8 @@ export const EXPORTABLE_FIELDS: readonly string[] = Object.freeze([
   'total_tokens', 'prompt_tokens', 'completion_tokens', 'total_cost', 'prompt_cost', 'completion_cost', 'first_token_time',
 ]);
 
-/** Fields the run query API also offers beyond the exportable ones. */
-export const EXTRA_QUERY_FIELDS: readonly string[] = Object.freeze(['serialized', 'attachments', 'latency', 'child_run_ids', 'direct_child_run_ids']);
-
-export const QUERYABLE_FIELDS: readonly string[] = Object.freeze([...EXPORTABLE_FIELDS, 'serialized', 'attachments', 'latency']);
+/** Fields the run query API offers beyond the exportable ones (the SDK's listRuns selects app_path and thread_id). */
+export const QUERYABLE_FIELDS: readonly string[] = Object.freeze([...EXPORTABLE_FIELDS, 'serialized', 'attachments', 'latency', 'app_path', 'thread_id']);
 
 /**
  * The SQL expression of one field over the runs table aliased `alias`. Costs come back as float8 (numbers, not
@@ -28,7 +26,13 @@ export function fieldExpression(field: string, alias: string): RawBuilder<unknow
     case 'completion_cost':
       return sql`${col(field)}::float8`;
     case 'latency':
-      return sql`extract(epoch from (${col('end_time')} - ${col('start_time')}))::float8`;
+      // The JS SDK's start_time carries an execution counter in its microseconds, so a run that ends in the
+      // millisecond it started can look a few microseconds long "backwards".
+      return sql`greatest(extract(epoch from (${col('end_time')} - ${col('start_time')})), 0)::float8`;
+    case 'app_path':
+      return sql`'/o/' || ${col('tenant_id')} || '/projects/p/' || ${col('session_id')} || '/r/' || ${col('id')} || '?trace_id=' || ${col('trace_id')}`;
+    case 'thread_id':
+      return sql`COALESCE(${col('extra')}->'metadata'->>'thread_id', ${col('extra')}->'metadata'->>'session_id', ${col('extra')}->'metadata'->>'conversation_id')`;
     case 'feedback_stats':
       return feedbackStats(alias);
     default:

@@ -14,7 +14,8 @@ CREATE TABLE tracer_sessions (
 );
 -- Projects are found by name on every ingest ("created on first use"): one per name per workspace.
 CREATE UNIQUE INDEX tracer_sessions_tenant_name ON tracer_sessions (tenant_id, name);
-CREATE INDEX tracer_sessions_tenant_id ON tracer_sessions (tenant_id, id);
+-- Target of the runs foreign key, so that deleting a project finds its runs through runs_tenant_session_start.
+CREATE UNIQUE INDEX tracer_sessions_tenant_id ON tracer_sessions (tenant_id, id);
 
 -- One row per run id; a post and a patch of the same id are merged into it in either order.
 -- The filter compiler (modules/tracing/filter) targets these column names and types.
@@ -60,7 +61,7 @@ CREATE TABLE runs (
   received_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (tenant_id, id),
-  FOREIGN KEY (session_id) REFERENCES tracer_sessions (id) ON DELETE CASCADE
+  FOREIGN KEY (tenant_id, session_id) REFERENCES tracer_sessions (tenant_id, id) ON DELETE CASCADE
 );
 -- The query and export paths: one project, a start_time range, keyset (start_time, id).
 CREATE INDEX runs_tenant_session_start ON runs (tenant_id, session_id, start_time, id);
