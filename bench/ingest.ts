@@ -1,0 +1,308 @@
+// Trace ingestion benchmark. Prints one JSON line.
+//
+// (1) Server side: multipart batches captured from the real langsmith SDK are replayed (ids rewritten per
+//     round, bodies pre-encoded before timing) over several keep-alive connections into a Berth process;
+//     runs/s stored is compared with the same rows written by multi-row INSERTs straight into the same
+//     engine (the raw insert rate measured in this run). On PostgreSQL, and on PGlite.
+// (2) End to end: one SDK client tracing a nested pipeline against Berth, against the same client tracing
+//     against a null server that accepts every request (the SDK's own ceiling).
+//
+// Usage: npx node bench/ingest.ts [--traces N] [--rounds N] [--connections N]
+//        BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test (default) selects the PostgreSQL server.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Client } from 'langsmith';
+import { traceable } from 'langsmith/traceable';
+
+const { values: args } = parseArgs({
+  options: {
+    traces: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '4' },
+    'e2e-traces': { type: 'string', default: '1000' },
+  },
+});
+const TRACES = Number(args.traces);
+const ROUNDS = Number(args.rounds);
+const CONNECTIONS = Number(args.connections);
+const E2E_TRACES = Number(args['e2e-traces']);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+interface Captured {
+  contentType: string;
+  body: Buffer;
+}
+
+/** A server that answers /info like Berth minus gzip, and keeps every multipart body it receives. */
+async function startNullServer(keep: boolean): Promise<{ url: string; captured: Captured[]; close(): Promise<void> }> {
+  const captured: Captured[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => {
+      if (keep) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (request.url?.endsWith('/info')) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ version: 'null', batch_ingest_config: { use_multipart_endpoint: true, size_limit: 100, size_limit_bytes: 25165824 }, instance_flags: {} }));
+        return;
+      }
+      if (keep && request.url?.endsWith('/runs/multipart')) captured.push({ contentType: String(request.headers['content-type']), body: Buffer.concat(chunks) });
+      response.writeHead(202, { 'content-type': 'application/json' });
+      response.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, captured, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The traced workload: a root chain with a retriever, an LLM call with usage, and a tool. 4 runs per trace. */
+async function traceWorkload(apiUrl: string, apiKey: string, traces: number, project: string): Promise<{ runs: number; seconds: number }> {
+  const client = new Client({ apiUrl, apiKey, autoBatchTracing: true });
+  const options = { client, project_name: project, tracingEnabled: true };
+  const retrieve = traceable(async (q: string) => ({ docs: [`${q} doc one`, `${q} doc two`] }), { ...options, name: 'retrieve', run_type: 'retriever' });
+  const llm = traceable(async (prompt: string) => ({ text: `answer to ${prompt.slice(0, 40)}`, usage_metadata: { input_tokens: 120, output_tokens: 40, total_tokens: 160 } }), { ...options, name: 'llm', run_type: 'llm', metadata: { ls_model_name: 'bench-1' } });
+  const tool = traceable(async (x: number) => ({ value: x * 2 }), { ...options, name: 'tool', run_type: 'tool' });
+  const pipeline = traceable(async (question: string, i: number) => {
+    const { docs } = await retrieve(question);
+    const { text } = await llm(`${question}\n${docs.join('\n')}`);
+    await tool(i);
+    return { text };
+  }, { ...options, name: 'pipeline', tags: ['bench'] });
+  const started = performance.now();
+  for (let i = 0; i < traces; i++) await pipeline(`question number ${i} about harbors and berths`, i);
+  await client.awaitPendingTraceBatches();
+  return { runs: traces * 4, seconds: (performance.now() - started) / 1000 };
+}
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface BerthProcess {
+  url: string;
+  apiKey: string;
+  schema: string | undefined;
+  dataDir: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Berth in its own process (the SDK and the replay client must not share its event loop). */
+async function startBerthProcess(engine: 'postgres' | 'pglite'): Promise<BerthProcess> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'berth-bench-'));
+  const apiKey = `bench_${randomBytes(12).toString('hex')}`;
+  const schema = engine === 'postgres' ? `bench_${randomBytes(4).toString('hex')}` : undefined;
+  const port = await freePort();
+  const env = {
+    ...process.env, BERTH_DATA_DIR: dataDir, BERTH_API_KEY: apiKey, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port),
+    ...(schema ? { DATABASE_URL, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
+  };
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/cli.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`berth exited with ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  return {
+    url: `http://127.0.0.1:${port}`, apiKey, schema, dataDir, child,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      if (schema) await withPg((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_jobs CASCADE`));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function withPg<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** One replay round: every run id (and so every dotted_order) replaced consistently across all bodies. */
+function rewriteRound(bodies: Captured[]): Captured[] {
+  const ids = new Map<string, string>();
+  return bodies.map(({ contentType, body }) => ({
+    contentType,
+    body: Buffer.from(body.toString('latin1').replace(UUID, (id) => {
+      let fresh = ids.get(id);
+      if (!fresh) {
+        fresh = randomUUID();
+        ids.set(id, fresh);
+      }
+      return fresh;
+    }), 'latin1'),
+  }));
+}
+
+async function replay(url: string, apiKey: string, bodies: Captured[]): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const target = new URL('/runs/multipart', url);
+  let next = 0;
+  const send = (item: Captured) => new Promise<void>((resolve, reject) => {
+    const request = http.request(target, { method: 'POST', agent, headers: { 'content-type': item.contentType, 'content-length': item.body.length, 'x-api-key': apiKey } }, (response) => {
+      response.resume();
+      response.on('end', () => (response.statusCode === 202 ? resolve() : reject(new Error(`replay answered ${response.statusCode}`))));
+    });
+    request.on('error', reject);
+    request.end(item.body);
+  });
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (next < bodies.length) await send(bodies[next++]!);
+  }));
+  agent.destroy();
+  return (performance.now() - started) / 1000;
+}
+
+/** The rows of the captured runs (post merged with patch), for the raw insert baseline. */
+function capturedRows(bodies: Captured[]): Map<string, Record<string, unknown>> {
+  const runs = new Map<string, Record<string, unknown>>();
+  for (const { contentType, body } of bodies) {
+    const boundary = /boundary=(.+)$/.exec(contentType)![1]!;
+    for (const chunk of body.toString('utf8').split(`--${boundary}`)) {
+      const name = /name="([^"]+)"/.exec(chunk)?.[1];
+      if (!name) continue;
+      const data = chunk.slice(chunk.indexOf('\r\n\r\n') + 4, chunk.lastIndexOf('\r\n'));
+      const [, id, field] = name.split('.');
+      const run = runs.get(id!) ?? {};
+      if (field) run[field] = JSON.parse(data);
+      else Object.assign(run, JSON.parse(data));
+      runs.set(id!, run);
+    }
+  }
+  return runs;
+}
+
+const RAW_COLUMNS = ['tenant_id', 'id', 'session_id', 'trace_id', 'parent_run_id', 'dotted_order', 'name', 'run_type', 'start_time', 'end_time', 'inputs', 'outputs', 'extra', 'tags', 'posted', 'patched'];
+
+/** Rows per second of plain multi-row INSERTs (1,000 rows each) into the runs table of a running Berth. */
+async function rawInsertRate(query: (text: string, params: unknown[]) => Promise<unknown>, tenantId: string, sessionId: string, runs: Map<string, Record<string, unknown>>, rounds: number): Promise<number> {
+  const rows: unknown[][] = [];
+  for (let round = 0; round < rounds; round++) {
+    const ids = new Map<string, string>();
+    const fresh = (id: string) => ids.get(id) ?? (ids.set(id, randomUUID()), ids.get(id)!);
+    for (const run of runs.values()) {
+      const start = typeof run.start_time === 'number' ? new Date(run.start_time).toISOString() : run.start_time;
+      const end = typeof run.end_time === 'number' ? new Date(run.end_time).toISOString() : (run.end_time ?? null);
+      rows.push([tenantId, fresh(run.id as string), sessionId, fresh(run.trace_id as string), run.parent_run_id ? fresh(run.parent_run_id as string) : null,
+        (run.dotted_order as string).replace(UUID, fresh), run.name, run.run_type, start, end, JSON.stringify(run.inputs ?? null), JSON.stringify(run.outputs ?? null), JSON.stringify(run.extra ?? null), run.tags ?? [], true, true]);
+    }
+  }
+  const started = performance.now();
+  for (let i = 0; i < rows.length; i += 1000) {
+    const chunk = rows.slice(i, i + 1000);
+    const params: unknown[] = [];
+    const tuples = chunk.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(', ')})`);
+    await query(`INSERT INTO runs (${RAW_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params);
+  }
+  return rows.length / ((performance.now() - started) / 1000);
+}
+
+async function serverSide(engine: 'postgres' | 'pglite', bodies: Captured[], runs: Map<string, Record<string, unknown>>) {
+  const berth = await startBerthProcess(engine);
+  try {
+    const rounds = Array.from({ length: ROUNDS }, () => rewriteRound(bodies)).flat();
+    // Warm-up: one body creates the project and warms the JIT.
+    await replay(berth.url, berth.apiKey, rewriteRound(bodies.slice(0, 2)));
+    const seconds = await replay(berth.url, berth.apiKey, rounds);
+    const stored = runs.size * ROUNDS;
+    const ingestRate = stored / seconds;
+    let rawRate: number;
+    if (engine === 'postgres') {
+      rawRate = await withPg(async (client) => {
+        await client.query(`SET search_path = ${berth.schema}`);
+        const [{ tenant_id: tenantId, id: sessionId }] = (await client.query('SELECT tenant_id, id FROM tracer_sessions LIMIT 1')).rows;
+        const count = Number((await client.query('SELECT count(*) FROM runs')).rows[0].count);
+        if (count !== stored + runsInWarmup(bodies)) throw new Error(`expected ${stored} runs stored, found ${count}`);
+        return rawInsertRate((text, params) => client.query(text, params), tenantId, sessionId, runs, ROUNDS);
+      });
+    } else {
+      // PGlite has one writer: measure the raw rate in the same engine after stopping Berth.
+      await stopKeepingData(berth);
+      const { PGlite } = await import('@electric-sql/pglite');
+      const db = await PGlite.create(path.join(berth.dataDir, 'pgdata'));
+      const [{ tenant_id: tenantId, id: sessionId }] = (await db.query<any>('SELECT tenant_id, id FROM tracer_sessions LIMIT 1')).rows;
+      const count = Number((await db.query<any>('SELECT count(*) FROM runs')).rows[0].count);
+      if (count !== stored + runsInWarmup(bodies)) throw new Error(`expected ${stored} runs stored, found ${count}`);
+      rawRate = await rawInsertRate((text, params) => db.query(text, params as any[]), tenantId, sessionId, runs, ROUNDS);
+      await db.close();
+    }
+    return { runs_per_s: Math.round(ingestRate), raw_insert_rows_per_s: Math.round(rawRate), ratio: Number((ingestRate / rawRate).toFixed(3)), runs: stored, seconds: Number(seconds.toFixed(2)) };
+  } finally {
+    await berth.stop().catch(() => undefined);
+  }
+}
+
+function runsInWarmup(bodies: Captured[]): number {
+  return capturedRows(bodies.slice(0, 2)).size;
+}
+
+async function stopKeepingData(berth: BerthProcess): Promise<void> {
+  const exited = new Promise((resolve) => berth.child.once('exit', resolve));
+  berth.child.kill('SIGTERM');
+  await exited;
+  berth.stop = async () => rm(berth.dataDir, { recursive: true, force: true });
+}
+
+async function endToEnd() {
+  const nullServer = await startNullServer(false);
+  await traceWorkload(nullServer.url, 'x', 50, 'warmup');
+  const ceiling = await traceWorkload(nullServer.url, 'x', E2E_TRACES, 'null');
+  await nullServer.close();
+  const berth = await startBerthProcess('postgres');
+  try {
+    await traceWorkload(berth.url, berth.apiKey, 50, 'warmup');
+    const actual = await traceWorkload(berth.url, berth.apiKey, E2E_TRACES, 'e2e');
+    const stored = await withPg(async (client) => Number((await client.query(`SELECT count(*) FROM ${berth.schema}.runs r JOIN ${berth.schema}.tracer_sessions s ON s.id = r.session_id WHERE s.name = 'e2e'`)).rows[0].count));
+    if (stored !== actual.runs) throw new Error(`end to end: expected ${actual.runs} runs stored, found ${stored}`);
+    const ceilingRate = ceiling.runs / ceiling.seconds;
+    const rate = actual.runs / actual.seconds;
+    return { runs_per_s: Math.round(rate), null_server_runs_per_s: Math.round(ceilingRate), ratio: Number((rate / ceilingRate).toFixed(3)), runs: actual.runs };
+  } finally {
+    await berth.stop();
+  }
+}
+
+const capture = await startNullServer(true);
+await traceWorkload(capture.url, 'x', TRACES, 'bench');
+await capture.close();
+const bodies = capture.captured;
+const runs = capturedRows(bodies);
+const postgres = await serverSide('postgres', bodies, runs);
+const pglite = await serverSide('pglite', bodies, runs);
+const e2e = await endToEnd();
+console.log(JSON.stringify({
+  bench: 'ingest',
+  captured: { bodies: bodies.length, runs: runs.size, bytes: bodies.reduce((sum, item) => sum + item.body.length, 0) },
+  connections: CONNECTIONS,
+  server_postgres: { ...postgres, target_runs_per_s: 5000, target_ratio: 0.3 },
+  server_pglite: { ...pglite, target_ratio: 0.3 },
+  end_to_end: { ...e2e, target_ratio: 0.8 },
+}));
