@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { startBerth } from './main.ts';
+import { startAgentServer } from './agent-server.ts';
 import { openDb, migrate } from './platform/db/index.ts';
 import { TenantStore } from './platform/auth/index.ts';
 import path from 'node:path';
@@ -10,6 +11,8 @@ const USAGE = `Usage: berth <command> [options]
 
 Commands:
   serve [--role all|api|worker] [--host H] [--port N]   run Berth (control plane, platform API, workers)
+  agent-server --config langgraph.json [--host H] [--port N]
+                                                        serve the graphs of one configuration (LangGraph API)
   migrate                                               apply database migrations and exit
   keys create [--workspace ID] [--organization-scoped] [--role admin|member] [--description TEXT]
                                                         issue an API key (printed once)
@@ -66,6 +69,27 @@ async function serve(args: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+async function agentServer(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const env = { ...process.env };
+  if (values.host) env.HOST = values.host;
+  if (values.port) env.PORT = values.port;
+  const config = loadConfig(env);
+  const running = await startAgentServer(config, { configFile: values.config ?? 'langgraph.json' });
+  process.stdout.write(`Berth agent server listening on ${running.url} (storage: ${running.db.engine}, graphs: ${running.server.registry.ids().join(', ')})\nAPI reference: ${running.url}/docs\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    running.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
 async function keys(args: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args, allowPositionals: true,
@@ -101,6 +125,7 @@ export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve': return serve(rest);
+    case 'agent-server': return agentServer(rest);
     case 'migrate': {
       const applied = await withStore(async (_store, versions) => versions);
       process.stdout.write(applied.length ? `Applied migrations ${applied.join(', ')}\n` : 'The database is current\n');

@@ -31,6 +31,23 @@ export interface Config {
     /** Largest trace ingest request body, after decompression (413 beyond); /info advertises 1 MiB less. */
     maxBodyBytes: number;
   };
+  /** `berth agent-server`: keys, run workers, queue leases. */
+  agentServer: AgentServerSettings;
+}
+
+export interface AgentServerSettings {
+  /** Keys accepted in X-Api-Key (BERTH_API_KEY, comma-separated). */
+  apiKeys: string[];
+  /** Runs executed at once by one process (N_JOBS_PER_WORKER, as the official server names it). */
+  workers: number;
+  /** A running run's lease; a run whose process died is resumed by another after this. */
+  leaseSeconds: number;
+  /** Attempts of a run before it fails for good (a crash costs one). */
+  maxAttempts: number;
+  /** Longest sleep of the cron scheduler between checks (it wakes earlier for a due cron). */
+  cronIntervalSeconds: number;
+  /** LANGGRAPH_CONFIG: default config (and `context`) of each graph's system assistant. */
+  assistantDefaults: Record<string, Record<string, unknown>>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -54,6 +71,19 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function jsonObject(env: Env, name: string): Record<string, Record<string, unknown>> {
+  const raw = env[name];
+  if (!raw) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a JSON object, got "${raw}"`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`${name} must be a JSON object`);
+  return value as Record<string, Record<string, unknown>>;
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
@@ -84,6 +114,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     tracing: {
       // 25 MiB, so that /info advertises the SDK's own default batch size (24 MiB).
       maxBodyBytes: int(env, 'BERTH_TRACE_MAX_BODY_BYTES', 26_214_400, 2 * 1024 * 1024, 1024 * 1024 * 1024),
+    },
+    agentServer: {
+      apiKeys: (env.BERTH_API_KEY ?? '').split(',').map((key) => key.trim()).filter((key) => key !== ''),
+      workers: int(env, 'N_JOBS_PER_WORKER', 10, 0, 1000),
+      leaseSeconds: int(env, 'BERTH_AGENT_LEASE_SECONDS', 30, 1, 3600),
+      maxAttempts: int(env, 'BERTH_AGENT_MAX_ATTEMPTS', 3, 1, 100),
+      cronIntervalSeconds: int(env, 'BERTH_AGENT_CRON_INTERVAL_SECONDS', 60, 1, 3600),
+      assistantDefaults: jsonObject(env, 'LANGGRAPH_CONFIG'),
     },
     ...overrides,
   };

@@ -130,3 +130,6 @@ CREATE TABLE agent_crons (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX agent_crons_due ON agent_crons (next_run_date) WHERE enabled;
+
+-- At most one running run per thread: a second claim on the same thread fails instead of running twice.
+CREATE UNIQUE INDEX agent_runs_one_running ON agent_runs (thread_id) WHERE status = 'running';

@@ -1,0 +1,117 @@
+// The only SQL for threads.
+import type { SqlExecutor } from '../../../platform/db/index.ts';
+import { json, orderBy, Where } from './sql.ts';
+
+export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
+
+export interface ThreadRow {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: Record<string, any>;
+  status: ThreadStatus;
+  values: Record<string, unknown> | null;
+  interrupts: Record<string, unknown>;
+  config: Record<string, unknown>;
+  error: unknown;
+}
+
+export interface ThreadFilter {
+  ids?: string[];
+  metadata?: Record<string, unknown>;
+  values?: Record<string, unknown>;
+  status?: ThreadStatus;
+}
+
+const COLUMNS = 'thread_id, created_at, updated_at, state_updated_at, metadata, status, "values", interrupts, config, error';
+export const THREAD_SORT = ['thread_id', 'status', 'created_at', 'updated_at', 'state_updated_at'] as const;
+
+function filterWhere(filter: ThreadFilter): Where {
+  const where = new Where();
+  if (filter.ids) where.add(`thread_id = ANY(${where.param(filter.ids)}::uuid[])`);
+  if (filter.metadata && Object.keys(filter.metadata).length) where.add(`metadata @> ${where.param(json(filter.metadata))}::jsonb`);
+  if (filter.values && Object.keys(filter.values).length) where.add(`"values" @> ${where.param(json(filter.values))}::jsonb`);
+  if (filter.status) where.add(`status = ${where.param(filter.status)}`);
+  return where;
+}
+
+export class ThreadRepo {
+  readonly #db: SqlExecutor;
+  constructor(db: SqlExecutor) {
+    this.#db = db;
+  }
+
+  async insert(threadId: string, metadata: Record<string, unknown>, tx: SqlExecutor = this.#db): Promise<ThreadRow | undefined> {
+    const rows = await tx.query<ThreadRow>(
+      `INSERT INTO agent_threads (thread_id, metadata) VALUES ($1, $2::jsonb) ON CONFLICT (thread_id) DO NOTHING RETURNING ${COLUMNS}`,
+      [threadId, json(metadata)],
+    );
+    return rows[0];
+  }
+
+  async get(threadId: string, tx: SqlExecutor = this.#db): Promise<ThreadRow | undefined> {
+    const rows = await tx.query<ThreadRow>(`SELECT ${COLUMNS} FROM agent_threads WHERE thread_id = $1`, [threadId]);
+    return rows[0];
+  }
+
+  async lock(threadId: string, tx: SqlExecutor): Promise<ThreadRow | undefined> {
+    const rows = await tx.query<ThreadRow>(`SELECT ${COLUMNS} FROM agent_threads WHERE thread_id = $1 FOR UPDATE`, [threadId]);
+    return rows[0];
+  }
+
+  async mergeMetadata(threadId: string, metadata: Record<string, unknown>, tx: SqlExecutor = this.#db): Promise<ThreadRow | undefined> {
+    const rows = await tx.query<ThreadRow>(
+      `UPDATE agent_threads SET metadata = metadata || $2::jsonb, updated_at = now() WHERE thread_id = $1 RETURNING ${COLUMNS}`,
+      [threadId, json(metadata)],
+    );
+    return rows[0];
+  }
+
+  /** Records the thread's state after a state update or a run (values, interrupts, status). */
+  async setState(threadId: string, state: { values: unknown; interrupts: Record<string, unknown>; status: ThreadStatus; error?: unknown }, tx: SqlExecutor = this.#db): Promise<void> {
+    await tx.query(
+      `UPDATE agent_threads SET "values" = $2::jsonb, interrupts = $3::jsonb, status = $4, error = $5::jsonb,
+         updated_at = now(), state_updated_at = now() WHERE thread_id = $1`,
+      [threadId, JSON.stringify(state.values ?? null), json(state.interrupts), state.status, state.error === undefined ? null : JSON.stringify(state.error)],
+    );
+  }
+
+  async delete(threadId: string, tx: SqlExecutor = this.#db): Promise<boolean> {
+    const rows = await tx.query(
+      `WITH r AS (DELETE FROM agent_runs WHERE thread_id = $1), e AS (DELETE FROM agent_crons WHERE thread_id = $1)
+       DELETE FROM agent_threads WHERE thread_id = $1 RETURNING 1`,
+      [threadId],
+    );
+    return rows.length > 0;
+  }
+
+  async search(filter: ThreadFilter, page: { limit: number; offset: number; sortBy?: string; sortOrder?: string }): Promise<{ rows: ThreadRow[]; total: number }> {
+    const where = filterWhere(filter);
+    const limit = where.param(page.limit);
+    const offset = where.param(page.offset);
+    const rows = await this.#db.query<ThreadRow & { total: number }>(
+      `SELECT ${COLUMNS}, count(*) OVER () AS total FROM agent_threads ${where}
+       ORDER BY ${orderBy(page.sortBy, page.sortOrder, THREAD_SORT, 'created_at')}, thread_id LIMIT ${limit} OFFSET ${offset}`,
+      where.params,
+    );
+    const total = rows[0]?.total ?? (page.offset > 0 ? await this.count(filter) : 0);
+    return { rows: rows.map(({ total: _t, ...row }) => row), total };
+  }
+
+  async count(filter: ThreadFilter): Promise<number> {
+    const where = filterWhere(filter);
+    const rows = await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_threads ${where}`, where.params);
+    return rows[0]!.n;
+  }
+
+  async copy(fromId: string, toId: string, tx: SqlExecutor): Promise<ThreadRow | undefined> {
+    const rows = await tx.query<ThreadRow>(
+      `INSERT INTO agent_threads (thread_id, metadata, status, "values", interrupts, config, error)
+       SELECT $2, metadata, CASE WHEN status = 'busy' THEN 'idle' ELSE status END, "values", interrupts, config, error
+         FROM agent_threads WHERE thread_id = $1 RETURNING ${COLUMNS}`,
+      [fromId, toId],
+    );
+    return rows[0];
+  }
+}

@@ -1,0 +1,224 @@
+// /threads/{thread_id}/runs… and stateless /runs…: create, stream, wait, join, cancel.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import type { RunCreate, RunListener, RunService } from '../runs.ts';
+import type { RunEnd } from '../run-events.ts';
+import type { RunRow, RunStatus } from '../repo/runs.ts';
+import { openSse } from '../../../platform/http/sse.ts';
+import * as S from '../schemas.ts';
+
+const tags = ['Thread Runs'];
+const statelessTags = ['Stateless Runs'];
+const KEEPALIVE_MS = 5_000;
+
+function location(run: RunRow, stateless: boolean): string {
+  return stateless ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`;
+}
+
+function publicRun(run: RunRow): Record<string, unknown> {
+  const { attempt: _a, worker_id: _w, cancel_action: _c, webhook: _h, ...rest } = run;
+  return rest;
+}
+
+function clean(body: Static<typeof S.RunCreate>): RunCreate {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null)) as unknown as RunCreate;
+}
+
+/** Writes a listener's events as SSE until the run ends or the client leaves. */
+async function pump(request: FastifyRequest, reply: FastifyReply, listener: RunListener, options: {
+  headers?: Record<string, string>;
+  replay?: { seq: number; event: string; data: string }[];
+  onDisconnect?: () => void;
+  alreadyEnded?: boolean;
+}): Promise<void> {
+  const sse = openSse(request, reply, options.headers);
+  if (options.onDisconnect) sse.onClose(options.onDisconnect);
+  let last = -Infinity;
+  try {
+    for (const event of options.replay ?? []) {
+      sse.send(event.event, event.data, event.seq);
+      last = event.seq;
+    }
+    if (options.alreadyEnded) return;
+    for (;;) {
+      const next = await listener.next(KEEPALIVE_MS);
+      if (sse.closed) return;
+      if (next === 'timeout') {
+        sse.keepAlive();
+        continue;
+      }
+      if (next === undefined) return;
+      if (next.seq <= last) continue;
+      sse.send(next.event, next.data, next.seq);
+    }
+  } finally {
+    listener.close();
+    sse.end();
+  }
+}
+
+/** Answers with the run's final values; past one second, keeps the connection alive with newlines. */
+async function respondWhenDone(request: FastifyRequest, reply: FastifyReply, listener: RunListener, options: {
+  headers?: Record<string, string>;
+  finished?: () => Promise<string>;
+  onDisconnect?: () => void;
+}): Promise<void> {
+  try {
+    const resultOf = async () => {
+      if (listener.end) return (JSON.parse(listener.end.data) as RunEnd).result ?? 'null';
+      return options.finished ? options.finished() : 'null';
+    };
+    if (await listener.ended(1000)) {
+      reply.headers({ ...options.headers, 'content-type': 'application/json' });
+      return void reply.send(await resultOf());
+    }
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'application/json', 'x-request-id': String(request.id), ...options.headers });
+    let gone = false;
+    raw.on('close', () => {
+      if (!raw.writableFinished) {
+        gone = true;
+        options.onDisconnect?.();
+      }
+    });
+    while (!gone && !(await listener.ended(1000))) raw.write('\n');
+    if (!gone) raw.end(await resultOf());
+  } finally {
+    listener.close();
+  }
+}
+
+export function registerRunRoutes(app: FastifyInstance, runs: RunService): void {
+  // ---- create ----
+  const createBackground = async (threadId: string | undefined, body: Static<typeof S.RunCreate>, reply: FastifyReply) => {
+    const { run } = await runs.create(threadId, clean(body));
+    reply.header('content-location', location(run, threadId === undefined));
+    return publicRun(run);
+  };
+  const createStream = async (threadId: string | undefined, request: FastifyRequest<{ Body: Static<typeof S.RunCreate> }>, reply: FastifyReply) => {
+    const body = clean(request.body);
+    const { run, listener } = await runs.create(threadId, body, { listen: true });
+    await pump(request, reply, listener!, {
+      headers: { 'content-location': location(run, threadId === undefined) },
+      onDisconnect: body.on_disconnect === 'cancel' ? () => void runs.cancel([run.run_id], 'interrupt') : undefined,
+    });
+  };
+  const createWait = async (threadId: string | undefined, request: FastifyRequest<{ Body: Static<typeof S.RunCreate> }>, reply: FastifyReply) => {
+    const body = clean(request.body);
+    const { run, listener } = await runs.create(threadId, body, { listen: true });
+    await respondWhenDone(request, reply, listener!, {
+      headers: { 'content-location': location(run, threadId === undefined) },
+      onDisconnect: body.on_disconnect === 'cancel' ? () => void runs.cancel([run.run_id], 'interrupt') : undefined,
+    });
+  };
+
+  type ThreadReq = { Params: Static<typeof S.ThreadIdParams>; Body: Static<typeof S.RunCreate> };
+  app.post<ThreadReq>('/threads/:thread_id/runs', { schema: { tags, summary: 'Create Background Run', params: S.ThreadIdParams, body: S.RunCreate } },
+    async (request, reply) => createBackground(request.params.thread_id, request.body, reply));
+  app.post<ThreadReq>('/threads/:thread_id/runs/stream', { schema: { tags, summary: 'Create Run, Stream Output', params: S.ThreadIdParams, body: S.RunCreate } },
+    async (request, reply) => createStream(request.params.thread_id, request, reply));
+  app.post<ThreadReq>('/threads/:thread_id/runs/wait', { schema: { tags, summary: 'Create Run, Wait for Output', params: S.ThreadIdParams, body: S.RunCreate } },
+    async (request, reply) => createWait(request.params.thread_id, request, reply));
+
+  type StatelessReq = { Body: Static<typeof S.RunCreate> };
+  app.post<StatelessReq>('/runs', { schema: { tags: statelessTags, summary: 'Create Background Run', body: S.RunCreate } },
+    async (request, reply) => createBackground(undefined, request.body, reply));
+  app.post<StatelessReq>('/runs/stream', { schema: { tags: statelessTags, summary: 'Create Run, Stream Output', body: S.RunCreate } },
+    async (request, reply) => createStream(undefined, request, reply));
+  app.post<StatelessReq>('/runs/wait', { schema: { tags: statelessTags, summary: 'Create Run, Wait for Output', body: S.RunCreate } },
+    async (request, reply) => createWait(undefined, request, reply));
+  app.post<{ Body: Static<typeof S.RunBatch> }>('/runs/batch', { schema: { tags: statelessTags, summary: 'Create Run Batch', body: S.RunBatch } },
+    async (request) => {
+      const out: Record<string, unknown>[] = [];
+      for (const body of request.body) out.push(publicRun((await runs.create(undefined, clean(body))).run));
+      return out;
+    });
+
+  // ---- read, delete ----
+  app.get<{ Params: Static<typeof S.ThreadIdParams>; Querystring: Static<typeof S.RunListQuery> }>('/threads/:thread_id/runs', {
+    schema: { tags, summary: 'List Runs', params: S.ThreadIdParams, querystring: S.RunListQuery },
+  }, async (request) => {
+    const rows = await runs.repo.list(request.params.thread_id, { limit: request.query.limit, offset: request.query.offset, status: request.query.status });
+    return rows.map(publicRun);
+  });
+  app.get<{ Params: Static<typeof S.ThreadRunParams> }>('/threads/:thread_id/runs/:run_id', {
+    schema: { tags, summary: 'Get Run', params: S.ThreadRunParams },
+  }, async (request) => publicRun(await runs.get(request.params.run_id, request.params.thread_id)));
+  app.delete<{ Params: Static<typeof S.ThreadRunParams> }>('/threads/:thread_id/runs/:run_id', {
+    schema: { tags, summary: 'Delete Run', params: S.ThreadRunParams },
+  }, async (request, reply) => {
+    await runs.delete(request.params.run_id, request.params.thread_id);
+    return reply.code(204).send();
+  });
+
+  // ---- join ----
+  const join = async (runId: string, threadId: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
+    await runs.get(runId, threadId);
+    const listener = runs.listen(runId);
+    const run = await runs.get(runId, threadId).catch((error) => {
+      listener.close();
+      throw error;
+    });
+    await respondWhenDone(request, reply, listener, {
+      finished: runs.isTerminal(run) ? () => runs.finishedResult(run) : undefined,
+    });
+  };
+  const joinStream = async (runId: string, threadId: string | undefined, cancelOnDisconnect: boolean, request: FastifyRequest, reply: FastifyReply) => {
+    const listener = runs.listen(runId);
+    let run: RunRow;
+    try {
+      run = await runs.get(runId, threadId);
+    } catch (error) {
+      listener.close();
+      throw error;
+    }
+    const header = request.headers['last-event-id'];
+    const lastEventId = header === undefined ? undefined : Number(Array.isArray(header) ? header[0] : header);
+    const replay = run.kwargs.resumable
+      ? await runs.repo.events(runId, lastEventId !== undefined && Number.isFinite(lastEventId) ? lastEventId : -1)
+      : [];
+    await pump(request, reply, listener, {
+      replay,
+      alreadyEnded: runs.isTerminal(run as RunRow & { status: RunStatus }),
+      onDisconnect: cancelOnDisconnect ? () => void runs.cancel([runId], 'interrupt') : undefined,
+    });
+  };
+  app.get<{ Params: Static<typeof S.ThreadRunParams> }>('/threads/:thread_id/runs/:run_id/join', {
+    schema: { tags, summary: 'Join Run', params: S.ThreadRunParams },
+  }, async (request, reply) => join(request.params.run_id, request.params.thread_id, request, reply));
+  app.get<{ Params: Static<typeof S.ThreadRunParams>; Querystring: Static<typeof S.JoinStreamQuery> }>('/threads/:thread_id/runs/:run_id/stream', {
+    schema: { tags, summary: 'Join Run Stream', params: S.ThreadRunParams, querystring: S.JoinStreamQuery },
+  }, async (request, reply) => joinStream(request.params.run_id, request.params.thread_id, request.query.cancel_on_disconnect, request, reply));
+  app.get<{ Params: Static<typeof S.RunIdParams>; Querystring: Static<typeof S.JoinStreamQuery> }>('/runs/:run_id/stream', {
+    schema: { tags: statelessTags, summary: 'Join Run Stream', params: S.RunIdParams, querystring: S.JoinStreamQuery },
+  }, async (request, reply) => joinStream(request.params.run_id, undefined, request.query.cancel_on_disconnect, request, reply));
+
+  // ---- cancel ----
+  app.post<{ Params: Static<typeof S.ThreadRunParams>; Querystring: Static<typeof S.CancelQuery> }>('/threads/:thread_id/runs/:run_id/cancel', {
+    schema: { tags, summary: 'Cancel Run', params: S.ThreadRunParams, querystring: S.CancelQuery }, config: { bodyOptional: true },
+  }, async (request, reply) => {
+    const run = await runs.get(request.params.run_id, request.params.thread_id);
+    const listener = request.query.wait ? runs.listen(run.run_id) : undefined;
+    try {
+      await runs.cancel([run.run_id], request.query.action ?? 'interrupt');
+      if (listener) {
+        const current = await runs.repo.get(run.run_id);
+        if (current && !runs.isTerminal(current)) while (!(await listener.ended(30_000)));
+        return reply.code(204).send();
+      }
+      return reply.code(202).send();
+    } finally {
+      listener?.close();
+    }
+  });
+  app.post<{ Body: Static<typeof S.BulkCancel>; Querystring: Static<typeof S.BulkCancelQuery> }>('/runs/cancel', {
+    schema: { tags: statelessTags, summary: 'Cancel Runs', body: S.BulkCancel, querystring: S.BulkCancelQuery }, config: { bodyOptional: true },
+  }, async (request, reply) => {
+    const body = request.body ?? {};
+    const statuses: RunStatus[] = body.status === 'pending' ? ['pending'] : body.status === 'running' ? ['running'] : ['pending', 'running'];
+    const selected = await runs.repo.select({ threadId: body.thread_id ?? undefined, runIds: body.run_ids ?? undefined, statuses });
+    await runs.cancel(selected.map((run) => run.run_id), request.query.action ?? 'interrupt');
+    return reply.code(204).send();
+  });
+}

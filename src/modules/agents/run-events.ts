@@ -1,0 +1,34 @@
+// Messages on the event bus about runs. A run's events travel pre-serialized as "seq\nevent\ndata" so
+// that neither the worker nor the SSE writer encodes the same JSON twice.
+export const TOPIC_WAKE = 'agents:wake';
+export const TOPIC_CANCEL = 'agents:cancel';
+export const END_EVENT = '__end__';
+
+export function runTopic(runId: string): string {
+  return `run:${runId}`;
+}
+
+export interface EncodedEvent {
+  seq: number;
+  event: string;
+  /** JSON text */
+  data: string;
+}
+
+export function encodeEvent(seq: number, event: string, data: string): string {
+  return `${seq}\n${event}\n${data}`;
+}
+
+export function decodeEvent(message: string): EncodedEvent {
+  const first = message.indexOf('\n');
+  const second = message.indexOf('\n', first + 1);
+  return { seq: Number(message.slice(0, first)), event: message.slice(first + 1, second), data: message.slice(second + 1) };
+}
+
+/** The end of a run: its status and the body `wait`/`join` answer with. */
+export interface RunEnd {
+  status: string;
+  /** JSON text */
+  result?: string;
+  error?: { error: string; message: string };
+}

@@ -1,0 +1,124 @@
+// Turns one graph execution into the agent server's stream events (the SSE vocabulary of the official
+// servers): `metadata` first, then one event per chunk of each requested stream mode, namespaced with
+// `|ns` for subgraphs. Plain `graph.stream` serves most modes; `events` and `messages` need the callback
+// event stream, which costs more, so it is used only when they are asked for.
+import type { RunnableGraph } from './graphs.ts';
+import type { RunRow } from './repo/runs.ts';
+
+export interface StreamEvent {
+  event: string;
+  data: unknown;
+}
+
+export interface ExecutionOutcome {
+  /** The last full state the graph streamed (what `wait` and `join` answer). */
+  values: unknown;
+}
+
+/** Messages become their dict form ({type, content, …}), as the official servers send them. */
+export function serialize(value: unknown): string {
+  return JSON.stringify(value, function replacer(this: any, key: string, current: unknown) {
+    const raw = this[key];
+    if (raw !== null && typeof raw === 'object' && typeof raw.toDict === 'function' && typeof raw._getType === 'function') {
+      const { type, data } = raw.toDict();
+      return { ...data, type };
+    }
+    return current;
+  });
+}
+
+function commandFrom(command: RunRow['kwargs']['command'], Command: any): unknown {
+  if (!command) return undefined;
+  const goto = command.goto === undefined || command.goto === null
+    ? undefined
+    : (Array.isArray(command.goto) ? command.goto : [command.goto]).map((target: any) =>
+      typeof target === 'string' ? target : target);
+  return new Command({ resume: command.resume, update: command.update ?? undefined, goto });
+}
+
+export interface ExecuteOptions {
+  graph: RunnableGraph;
+  run: RunRow;
+  /** Continue from the last checkpoint instead of the run's input (a retried run). */
+  resume: boolean;
+  signal: AbortSignal;
+  Command: any;
+  emit(event: StreamEvent): void;
+}
+
+export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutcome> {
+  const { graph, run, signal, emit } = options;
+  const kwargs = run.kwargs;
+  const requested = new Set(kwargs.stream_mode);
+  const libModes = new Set<string>([...requested].filter((mode) => mode !== 'events' && mode !== 'messages-tuple' && mode !== 'messages'));
+  if (requested.has('messages-tuple')) libModes.add('messages');
+  libModes.add('values');
+  const configurable: Record<string, unknown> = { ...kwargs.config.configurable, thread_id: run.thread_id };
+  if (kwargs.checkpoint_id) configurable.checkpoint_id = kwargs.checkpoint_id;
+  if (kwargs.checkpoint) Object.assign(configurable, kwargs.checkpoint);
+  const input = options.resume ? null : (kwargs.command ? commandFrom(kwargs.command, options.Command) : (kwargs.input ?? null));
+  const streamOptions: Record<string, unknown> = {
+    configurable,
+    context: kwargs.context,
+    tags: kwargs.config.tags,
+    recursionLimit: kwargs.config.recursion_limit,
+    metadata: { ...kwargs.config.metadata, run_id: run.run_id, run_attempt: run.attempt, graph_id: configurable.graph_id, assistant_id: run.assistant_id },
+    interruptBefore: kwargs.interrupt_before,
+    interruptAfter: kwargs.interrupt_after,
+    subgraphs: kwargs.subgraphs,
+    streamMode: [...libModes],
+    signal,
+    runId: run.run_id,
+    ...(kwargs.durability ? { durability: kwargs.durability } : {}),
+  };
+
+  emit({ event: 'metadata', data: { run_id: run.run_id, attempt: run.attempt } });
+  let values: unknown = null;
+
+  const onChunk = (chunk: unknown) => {
+    const [ns, mode, data] = (kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [string[], string, unknown];
+    const suffix = kwargs.subgraphs && ns.length ? `|${ns.join('|')}` : '';
+    if (mode === 'values' && !suffix) values = data;
+    if (mode === 'messages') {
+      if (requested.has('messages-tuple')) emit({ event: `messages${suffix}`, data });
+    } else if (requested.has(mode)) {
+      emit({ event: `${mode}${suffix}`, data });
+    }
+  };
+
+  if (!requested.has('events') && !requested.has('messages')) {
+    for await (const chunk of await graph.stream(input, streamOptions)) onChunk(chunk);
+    return { values };
+  }
+
+  const partial = new Map<string, any>();
+  const completed = new Set<string>();
+  for await (const event of graph.streamEvents(input, { ...streamOptions, version: 'v2' })) {
+    if (event.tags?.includes('langsmith:hidden')) continue;
+    const own = event.event === 'on_chain_stream' && event.run_id === run.run_id;
+    if (own) onChunk(event.data.chunk);
+    else if (requested.has('events')) emit({ event: 'events', data: event });
+    if (!requested.has('messages')) continue;
+    if (own) {
+      const chunk = kwargs.subgraphs ? event.data.chunk : [[], ...event.data.chunk];
+      if (chunk[1] !== 'values' || chunk[0].length) continue;
+      const state = chunk[2];
+      const list = state && typeof state === 'object' && Array.isArray(state.messages) ? state.messages : [];
+      const fresh = list.filter((message: any) => message?.id && !completed.has(message.id));
+      for (const message of fresh) completed.add(message.id);
+      if (fresh.length) emit({ event: 'messages/complete', data: fresh });
+    } else if (event.event === 'on_chat_model_stream' && !event.tags?.includes('nostream')) {
+      const message = event.data.chunk;
+      if (!message?.id) continue;
+      const known = partial.get(message.id);
+      if (!known) {
+        partial.set(message.id, message);
+        emit({ event: 'messages/metadata', data: { [message.id]: { metadata: event.metadata } } });
+      } else {
+        partial.set(message.id, known.concat(message));
+      }
+      emit({ event: 'messages/partial', data: [partial.get(message.id)] });
+    }
+  }
+  return { values };
+}

@@ -1,0 +1,264 @@
+// Executes queued runs. Workers are woken through the event bus the moment a run is queued (in this
+// process at once, in others through LISTEN/NOTIFY), claim runs with one UPDATE … SKIP LOCKED, hold a
+// lease while they run, and give up a run whose lease lapsed (its process died) back to the queue,
+// where the next attempt continues from the run's last checkpoint.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { EventBus } from '../../platform/events/event-bus.ts';
+import type { DbCheckpointSaver } from './checkpointer.ts';
+import type { GraphRegistry, RunnableGraph } from './graphs.ts';
+import { executeRun, serialize } from './run-stream.ts';
+import type { CancelAction, FinalThreadState, RunRepo, RunRow, RunStatus } from './repo/runs.ts';
+import type { ThreadRepo } from './repo/threads.ts';
+import { END_EVENT, encodeEvent, runTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
+import type { WebhookSender } from './webhooks.ts';
+import type { RunMetrics } from './metrics.ts';
+
+export interface RunWorkerOptions {
+  runs: RunRepo;
+  threads: ThreadRepo;
+  registry: GraphRegistry;
+  checkpointer: DbCheckpointSaver;
+  bus: EventBus;
+  logger: Logger;
+  webhooks: WebhookSender;
+  metrics: RunMetrics;
+  Command: any;
+  concurrency: number;
+  leaseSeconds: number;
+  maxAttempts: number;
+}
+
+/** Event ids continue across attempts so that a resumed stream never reuses an id. */
+const SEQ_PER_ATTEMPT = 1_000_000;
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string })?.code === '23505';
+}
+
+export function errorBody(error: unknown): { error: string; message: string } {
+  if (error instanceof Error) return { error: error.name || 'Error', message: error.message };
+  return { error: 'Error', message: typeof error === 'string' ? error : JSON.stringify(error) };
+}
+
+export async function threadStateOf(graph: RunnableGraph, threadId: string): Promise<Omit<FinalThreadState, 'status'> & { next: string[] }> {
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  const interrupts: Record<string, unknown> = {};
+  for (const task of state.tasks ?? []) {
+    if (task.interrupts?.length) interrupts[task.id] = task.interrupts;
+  }
+  return { values: JSON.parse(serialize(state.values ?? {})), interrupts, next: state.next ?? [] };
+}
+
+export class RunWorker {
+  readonly id = `worker-${randomUUID()}`;
+  readonly #o: RunWorkerOptions;
+  readonly #active = new Map<string, AbortController>();
+  readonly #finishing = new Set<Promise<void>>();
+  #draining = false;
+  #again = false;
+  #stopped = false;
+  #timers: NodeJS.Timeout[] = [];
+  #delayed: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void)[] = [];
+
+  constructor(options: RunWorkerOptions) {
+    this.#o = options;
+  }
+
+  get activeRuns(): number {
+    return this.#active.size;
+  }
+
+  async start(): Promise<void> {
+    const { bus, leaseSeconds } = this.#o;
+    this.#unsubscribe.push(bus.subscribe(TOPIC_WAKE, (message) => {
+      const delay = Number(message);
+      if (delay > 0) this.#wakeAfter(delay);
+      else this.wake();
+    }));
+    this.#unsubscribe.push(bus.subscribe(TOPIC_CANCEL, (message) => {
+      const [runId, action] = message.split('\n');
+      this.#active.get(runId!)?.abort(action);
+    }));
+    this.#timers.push(setInterval(() => this.#heartbeat(), Math.max(250, (leaseSeconds * 1000) / 3)));
+    this.#timers.push(setInterval(() => this.#recover(), Math.max(500, (leaseSeconds * 1000) / 2)));
+    for (const timer of this.#timers) timer.unref();
+    await this.#recover();
+    const delay = await this.#o.runs.nextAvailableIn();
+    if (delay !== undefined) this.#wakeAfter(delay);
+    this.wake();
+  }
+
+  /** Claims runs until this worker is full or the queue is empty. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#draining) {
+      this.#again = true;
+      return;
+    }
+    this.#draining = true;
+    void this.#drain().finally(() => {
+      this.#draining = false;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    do {
+      this.#again = false;
+      while (!this.#stopped && this.#active.size < this.#o.concurrency) {
+        let run: RunRow | undefined;
+        try {
+          run = await this.#o.runs.claim(this.id, this.#o.leaseSeconds);
+        } catch (error) {
+          // Another worker claimed a run of the same thread at the same moment: look again.
+          if (isUniqueViolation(error)) {
+            this.#again = true;
+            break;
+          }
+          this.#o.logger.error({ err: error }, 'run claim failed');
+          break;
+        }
+        if (!run) break;
+        this.#launch(run);
+      }
+    } while (this.#again && !this.#stopped && this.#active.size < this.#o.concurrency);
+  }
+
+  #wakeAfter(seconds: number): void {
+    if (this.#delayed) clearTimeout(this.#delayed);
+    this.#delayed = setTimeout(async () => {
+      this.#delayed = undefined;
+      this.wake();
+      const next = await this.#o.runs.nextAvailableIn().catch(() => undefined);
+      if (next !== undefined) this.#wakeAfter(next);
+    }, Math.max(0, seconds * 1000) + 5);
+    this.#delayed.unref();
+  }
+
+  async #heartbeat(): Promise<void> {
+    const ids = [...this.#active.keys()];
+    if (ids.length === 0) return;
+    try {
+      const rows = await this.#o.runs.heartbeat(this.id, ids, this.#o.leaseSeconds);
+      for (const row of rows) if (row.cancel_action) this.#active.get(row.run_id)?.abort(row.cancel_action);
+      // A run missing from the answer was taken from this worker (lease lapsed): stop working on it.
+      const alive = new Set(rows.map((row) => row.run_id));
+      for (const id of ids) if (!alive.has(id)) this.#active.get(id)?.abort('lost');
+    } catch (error) {
+      this.#o.logger.warn({ err: error }, 'run heartbeat failed');
+    }
+  }
+
+  async #recover(): Promise<void> {
+    try {
+      const { requeued, failed } = await this.#o.runs.recoverExpired(this.#o.maxAttempts);
+      for (const runId of failed) {
+        this.#o.bus.publish(runTopic(runId), encodeEvent(-1, END_EVENT, JSON.stringify({ status: 'error', error: { error: 'RunAttemptsExhausted', message: 'The run failed too many times' } })));
+      }
+      if (requeued.length) {
+        this.#o.logger.warn({ runs: requeued }, 'runs of a stopped worker queued again');
+        this.wake();
+      }
+    } catch (error) {
+      this.#o.logger.warn({ err: error }, 'run recovery failed');
+    }
+  }
+
+  #launch(run: RunRow): void {
+    const controller = new AbortController();
+    this.#active.set(run.run_id, controller);
+    const done = this.#execute(run, controller).catch((error) => {
+      this.#o.logger.error({ err: error, run_id: run.run_id }, 'run bookkeeping failed');
+    }).finally(() => {
+      this.#active.delete(run.run_id);
+      this.#finishing.delete(done);
+      this.wake();
+    });
+    this.#finishing.add(done);
+  }
+
+  async #execute(run: RunRow, controller: AbortController): Promise<void> {
+    const { runs, threads, registry, checkpointer, bus, logger } = this.#o;
+    const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
+    const topic = runTopic(run.run_id);
+    const kwargs = run.kwargs;
+    let seq = (run.attempt - 1) * SEQ_PER_ATTEMPT;
+    let stored: Promise<unknown> = Promise.resolve();
+    const emit = (event: { event: string; data: unknown }) => {
+      const data = serialize(event.data);
+      const id = seq++;
+      bus.publish(topic, encodeEvent(id, event.event, data));
+      if (kwargs.resumable) stored = stored.then(() => runs.appendEvents(run.run_id, [{ seq: id, event: event.event, data }])).catch(() => undefined);
+    };
+    const graphId = String(kwargs.config.configurable?.graph_id ?? '');
+    const started = Date.now();
+    let status: RunStatus = 'success';
+    let values: unknown = null;
+    let failure: { error: string; message: string } | undefined;
+    let graph: RunnableGraph | undefined;
+    try {
+      graph = await registry.get(graphId, kwargs.config as Record<string, unknown>, { checkpointer: !kwargs.temporary });
+      const resume = run.attempt > 1 && !kwargs.temporary
+        && (await runs.hasCheckpoints(run.thread_id, run.run_id));
+      const outcome = await executeRun({ graph, run, resume, signal: controller.signal, Command: this.#o.Command, emit });
+      values = outcome.values;
+      if (controller.signal.aborted) status = 'interrupted';
+    } catch (error) {
+      if (controller.signal.aborted) {
+        status = 'interrupted';
+      } else {
+        status = 'error';
+        failure = errorBody(error);
+        log.warn({ err: error }, 'run failed');
+        emit({ event: 'error', data: failure });
+      }
+    }
+    const reason = controller.signal.reason as CancelAction | 'lost' | undefined;
+    if (reason === 'lost') return;
+
+    let thread: FinalThreadState | undefined;
+    if (kwargs.temporary) {
+      thread = { values, interrupts: {}, status: status === 'error' ? 'error' : 'idle', error: failure };
+    } else if (graph) {
+      if (reason === 'rollback') await checkpointer.deleteRunCheckpoints(run.thread_id, run.run_id);
+      try {
+        const state = await threadStateOf(graph, run.thread_id);
+        const threadStatus = status === 'error' ? 'error' : (state.next.length ? 'interrupted' : 'idle');
+        thread = { values: state.values, interrupts: state.interrupts, status: threadStatus, error: failure };
+      } catch (error) {
+        log.warn({ err: error }, 'reading the thread state after the run failed');
+      }
+    }
+    if (reason === 'rollback') {
+      await runs.delete(run.run_id);
+      if (thread) await threads.setState(run.thread_id, { ...thread, status: thread.status === 'error' ? 'error' : thread.status });
+      await runs.settleThread(run.thread_id);
+    } else {
+      const mine = await runs.finish(run.run_id, this.id, status, thread);
+      if (!mine) return;
+    }
+    await stored;
+    const result = failure ? { __error__: failure } : values;
+    bus.publish(topic, encodeEvent(-1, END_EVENT, JSON.stringify({ status, result: serialize(result) })));
+    this.#o.metrics.observe(status, (Date.now() - started) / 1000);
+    log.debug({ status, run_ms: Date.now() - started }, 'run finished');
+    if (kwargs.temporary && kwargs.on_completion !== 'keep') {
+      await threads.delete(run.thread_id).catch((error) => log.warn({ err: error }, 'deleting the temporary thread failed'));
+    }
+    if (run.webhook) this.#o.webhooks.send(run.webhook, { ...run, status, values: JSON.parse(serialize(values)), ...(failure ? { error: failure } : {}) });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    if (this.#delayed) clearTimeout(this.#delayed);
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    // Runs in flight go back to the queue; another worker (or this server after a restart) resumes them.
+    const ids = [...this.#active.keys()];
+    for (const controller of this.#active.values()) controller.abort('lost');
+    await Promise.allSettled([...this.#finishing]);
+    await this.#o.runs.release(this.id, ids).catch((error) => this.#o.logger.warn({ err: error }, 'releasing runs failed'));
+    if (ids.length) this.#o.bus.publish(TOPIC_WAKE, '0');
+  }
+}
