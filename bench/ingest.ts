@@ -111,7 +111,9 @@ async function startBerthProcess(engine: 'postgres' | 'pglite'): Promise<BerthPr
     ...process.env, BERTH_DATA_DIR: dataDir, BERTH_API_KEY: apiKey, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port),
     ...(schema ? { DATABASE_URL, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }),
   };
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/cli.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_BERTH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server.
+  const nodeArgs = process.env.BENCH_BERTH_NODE_ARGS ? process.env.BENCH_BERTH_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'src/cli.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -2,7 +2,7 @@
 // JSON, `post.{id}.inputs` (…outputs, events, extra, error, serialized) carry one field each, and
 // `attachment.{id}.{name}` carries raw bytes for the run.
 import type { ValidationIssue } from '../../../platform/http/validation/pydantic.ts';
-import { uuidErrorText, canonicalUuid } from '../../../platform/http/validation/uuid-error.ts';
+import { uuidError as uuidErrorText, toCanonicalUuid as canonicalUuid } from './ids.ts';
 import type { FormPart } from './multipart.ts';
 import { buildRunOp, type OpKind, type RunOp } from './run-op.ts';
 

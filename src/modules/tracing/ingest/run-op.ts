@@ -1,7 +1,7 @@
 // One create (post) or update (patch) of a run as the SDK sends it, validated and with its derived fields
 // (trace_id, parent_run_id, parent_run_ids and start_time from dotted_order; tokens and costs from usage).
 import type { ValidationIssue } from '../../../platform/http/validation/pydantic.ts';
-import { uuidErrorText, canonicalUuid } from '../../../platform/http/validation/uuid-error.ts';
+import { uuidError as uuidErrorText, toCanonicalUuid as canonicalUuid } from './ids.ts';
 import { dottedTime, normalizeTime, toDottedStamp } from './times.ts';
 import { extractUsage, firstTokenTime } from './usage.ts';
 

@@ -1,6 +1,7 @@
 // Run timestamps arrive as ISO strings (with Z, an offset or none) or epoch milliseconds; Berth stores
 // microseconds, so strings are rewritten without passing through a millisecond Date.
 
+const FAST = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3}|\d{6})Z$/;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /** Canonical `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, or undefined when the value is not a time. */
@@ -13,10 +14,16 @@ export function normalizeTime(value: unknown): string | undefined {
     return `${base}.${String(micros - millis * 1000 + (millis % 1000) * 1000).padStart(6, '0')}+00:00`;
   }
   if (typeof value !== 'string') return undefined;
+  // Fast path for what the SDK sends: a UTC time with milliseconds or microseconds.
+  const fast = FAST.exec(value);
+  if (fast && Number(fast[3]) <= 28 && Number(fast[4]) <= 23 && Number(fast[5]) <= 59 && Number(fast[6]) <= 59 && Number(fast[2]) >= 1 && Number(fast[2]) <= 12 && Number(fast[3]) >= 1) {
+    return `${value.slice(0, 19)}.${fast[7]!.padEnd(6, '0')}+00:00`;
+  }
   const match = ISO.exec(value.trim());
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s = '00', fraction = '', zone = 'Z'] = match;
   const offset = zone === 'Z' || zone === 'z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
   if (Number.isNaN(date.getTime())) return undefined;
   // Date accepts 2024-02-31 by rolling over; a calendar-invalid day is not a time.
