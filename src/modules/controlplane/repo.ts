@@ -146,8 +146,8 @@ export class ControlPlaneRepo {
   }
 
   /** For background work, which acts on a revision id alone. */
-  async getRevisionById(revisionId: string): Promise<RevisionRow | undefined> {
-    return this.db.selectFrom('revisions').select(REVISION_COLUMNS).where('id', '=', revisionId).executeTakeFirst() as Promise<RevisionRow | undefined>;
+  async getRevisionById(revisionId: string, trx?: ControlPlaneTx): Promise<RevisionRow | undefined> {
+    return (trx ?? this.db).selectFrom('revisions').select(REVISION_COLUMNS).where('id', '=', revisionId).executeTakeFirst() as Promise<RevisionRow | undefined>;
   }
 
   async listRevisions(tenantId: string, deploymentId: string, filter: RevisionFilter, limit: number, offset: number): Promise<RevisionRow[]> {

@@ -131,7 +131,7 @@ export class ControlPlaneService {
           issues.push(valueError(['body', 'source_config', field], `${field} cannot be changed after the deployment is created`, next));
         }
       }
-      const latest = deployment.latest_revision_id ? await this.#repo.getRevisionById(deployment.latest_revision_id) : undefined;
+      const latest = deployment.latest_revision_id ? await this.#repo.getRevisionById(deployment.latest_revision_id, trx) : undefined;
       const sourceConfig = { ...current, ...compact(input.source_config) } as SourceConfig;
       const revisionInput = input.source_revision_config ?? {};
       checkTagRef(revisionInput.repo_ref ?? latest?.repo_ref, sourceConfig.build_on_push, issues);
