@@ -1,5 +1,6 @@
 // The only reader of process.env. Everything else receives a frozen Config.
 import path from 'node:path';
+import type { ExportSettings } from './modules/exports/settings.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -31,6 +32,8 @@ export interface Config {
     /** Largest trace ingest request body, after decompression (413 beyond); /info advertises 1 MiB less. */
     maxBodyBytes: number;
   };
+  /** Bulk export workers and limits (spec defaults: 45 runs per export, 15 exports per workspace, 20 retries 30 s apart, 4 h per run, 72 h per export). */
+  exports: ExportSettings;
   /** `berth agent-server`: keys, run workers, queue leases. */
   agentServer: AgentServerSettings;
 }
@@ -114,6 +117,23 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     tracing: {
       // 25 MiB, so that /info advertises the SDK's own default batch size (24 MiB).
       maxBodyBytes: int(env, 'BERTH_TRACE_MAX_BODY_BYTES', 26_214_400, 2 * 1024 * 1024, 1024 * 1024 * 1024),
+    },
+    exports: {
+      workerConcurrency: int(env, 'BERTH_EXPORT_WORKER_CONCURRENCY', 4, 1, 256),
+      maxRunsPerExport: int(env, 'BULK_EXPORT_MAX_CONCURRENT_RUNS', 45, 1, 10_000),
+      maxExportsPerWorkspace: int(env, 'DATA_EXPORT_RUN_LIMIT', 15, 1, 10_000),
+      retryLimit: int(env, 'BERTH_EXPORT_RETRY_LIMIT', 20, 0, 1000),
+      retryDelaySeconds: int(env, 'BERTH_EXPORT_RETRY_DELAY_SECONDS', 30, 0, 86_400),
+      runTimeoutSeconds: int(env, 'BERTH_EXPORT_RUN_TIMEOUT_SECONDS', 4 * 3600, 1, 30 * 86_400),
+      workflowTimeoutSeconds: int(env, 'BERTH_EXPORT_WORKFLOW_TIMEOUT_SECONDS', 72 * 3600, 1, 365 * 86_400),
+      leaseSeconds: int(env, 'BERTH_EXPORT_LEASE_SECONDS', 60, 1, 3600),
+      heartbeatSeconds: int(env, 'BERTH_EXPORT_HEARTBEAT_SECONDS', 10, 1, 3600),
+      pollIntervalMs: int(env, 'BERTH_EXPORT_POLL_INTERVAL_MS', 1000, 10, 60_000),
+      rowsPerFile: int(env, 'BERTH_EXPORT_ROWS_PER_FILE', 500_000, 1, 100_000_000),
+      rowGroupRows: int(env, 'BERTH_EXPORT_ROW_GROUP_ROWS', 10_000, 1, 1_000_000),
+      scanPageSize: int(env, 'BERTH_EXPORT_SCAN_PAGE_SIZE', 5_000, 1, 100_000),
+      partSizeBytes: int(env, 'BERTH_EXPORT_PART_SIZE_BYTES', 8 * 1024 * 1024, 5 * 1024 * 1024, 512 * 1024 * 1024),
+      compression: oneOf(env, 'BERTH_EXPORT_COMPRESSION', 'zstd', ['zstd', 'snappy', 'gzip', 'none']),
     },
     agentServer: {
       apiKeys: (env.BERTH_API_KEY ?? '').split(',').map((key) => key.trim()).filter((key) => key !== ''),

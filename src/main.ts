@@ -13,6 +13,7 @@ import { createHttpServer } from './platform/http/server.ts';
 import { JobQueue } from './platform/queue/job-queue.ts';
 import { createControlPlane, type ControlPlane } from './modules/controlplane/index.ts';
 import { createTracing, type Tracing } from './modules/tracing/index.ts';
+import { createExports, type Clock, type Exports, type RunSource } from './modules/exports/index.ts';
 
 export const VERSION = '0.1.0';
 
@@ -23,6 +24,7 @@ export interface Berth {
   bootstrap: BootstrapResult;
   controlPlane: ControlPlane;
   tracing: Tracing;
+  exports: Exports;
   /** Present when this process serves HTTP. */
   app: FastifyInstance | undefined;
   /** Base URL the HTTP server listens on. */
@@ -34,6 +36,10 @@ export interface StartOptions {
   logger?: Logger;
   /** Embedded storage location override (tests use `memory://`). */
   pgliteDir?: string;
+  /** Time as bulk export sees it (scheduled-export tests move it forward). */
+  exportClock?: Clock;
+  /** Wraps the run source export workers read from (fault-injection tests). */
+  wrapExportRunSource?: (source: RunSource) => RunSource;
 }
 
 export async function startBerth(config: Config, options: StartOptions = {}): Promise<Berth> {
@@ -64,6 +70,9 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
         heartbeatSeconds: config.controlPlane.jobHeartbeatSeconds,
       },
     });
+    const exports = createExports({
+      db, secrets, logger, settings: config.exports, clock: options.exportClock, wrapRunSource: options.wrapExportRunSource,
+    });
 
     const tracing = createTracing({ db, options: { maxBodyBytes: config.tracing.maxBodyBytes, version: VERSION } });
 
@@ -78,6 +87,7 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
       registerTenancyRoutes(app, tenants, auth);
       controlPlane.registerRoutes(app);
       tracing.registerRoutes(app);
+      exports.registerRoutes(app);
       url = await app.listen({ host: config.host, port: config.port });
       const server = app;
       closers.push(() => server.close());
@@ -86,8 +96,11 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
       await controlPlane.startWorkers();
       // Runs before the queue stops: builds in flight are aborted and left for the next worker.
       closers.push(async () => controlPlane.stopWorkers());
+      await exports.startWorkers();
+      // Runs in flight are given back (no attempt counted) before the database closes.
+      closers.push(() => exports.stopWorkers());
     }
-    return { config, db, logger, bootstrap, controlPlane, tracing, app, url, close };
+    return { config, db, logger, bootstrap, controlPlane, tracing, exports, app, url, close };
   } catch (error) {
     await close();
     throw error;

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { startBerth, type Berth } from '../../src/main.ts';
+import { startBerth, type Berth, type StartOptions } from '../../src/main.ts';
 import { dropSchema, ENGINE, TEST_DATABASE_URL, uniqueSchema } from './engine.ts';
 
 export interface TestBerth {
@@ -25,6 +25,8 @@ export interface TestBerthOptions {
   dataDir?: string;
   schema?: string;
   apiKey?: string;
+  /** Passed to startBerth (e.g. a controllable clock for bulk export). */
+  startOptions?: StartOptions;
 }
 
 export interface ApiResponse<T = any> {
@@ -73,7 +75,7 @@ export async function startTestBerth(options: TestBerthOptions = {}): Promise<Te
   const schema = options.schema ?? uniqueSchema();
   const apiKey = options.apiKey ?? `test_${randomBytes(16).toString('hex')}`;
   const config = loadConfig(testEnv({ dataDir, schema, apiKey, env: options.env }));
-  const berth = await startBerth(config);
+  const berth = await startBerth(config, options.startOptions);
   const url = berth.url!;
   return {
     berth, url, apiKey, dataDir, schema,
