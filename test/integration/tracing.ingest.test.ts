@@ -306,3 +306,26 @@ test('authentication on every route, and workspaces are isolated', async () => {
   assert.equal((await readRun(t.rootId)).name, 'root');
   assert.deepEqual(sessions.body, []);
 });
+
+test('concurrent requests carrying posts and patches of the same runs merge without loss', async () => {
+  const runs = Array.from({ length: 40 }, () => tree('concurrent'));
+  const requests: Part[][] = [];
+  for (let i = 0; i < 8; i++) {
+    const slice = runs.slice(i * 5, i * 5 + 5);
+    // Each request posts its own five traces and patches the previous request's: both orders happen.
+    const previous = runs.slice(((i + 7) % 8) * 5, ((i + 7) % 8) * 5 + 5);
+    requests.push([
+      ...slice.flatMap((t) => [{ name: `post.${t.rootId}`, body: t.rootPost }, { name: `post.${t.childId}`, body: t.childPost }]),
+      ...previous.flatMap((t) => [{ name: `patch.${t.rootId}`, body: t.rootPatch }, { name: `patch.${t.childId}`, body: t.childPatch }, { name: `patch.${t.childId}.outputs`, body: { done: t.childId } }]),
+    ]);
+  }
+  const responses = await Promise.all(requests.map((parts) => sendParts(parts)));
+  assert.deepEqual(responses.map((response) => response.status), Array(8).fill(202));
+  const stored = await projectRuns('concurrent');
+  assert.equal(stored.length, 80);
+  for (const run of stored) {
+    assert.equal(run.status, 'success', run.name);
+    assert.notEqual(run.name, '');
+    if (run.name === 'child') assert.deepEqual(run.outputs, { done: run.id });
+  }
+});

@@ -94,3 +94,19 @@ test('the SDK reads runs and projects back through its own client', async () => 
   for await (const run of client.listRuns({ projectName: 'sdk-e2e', isRoot: true })) names.push(run.name);
   assert.deepEqual(names, ['pipeline']);
 });
+
+test('the SDK manages projects: create, read, list, update, delete', async () => {
+  const client = new Client({ apiUrl: berth.url, apiKey: berth.apiKey });
+  const created = await client.createProject({ projectName: 'sdk-managed', description: 'made by the SDK', metadata: { team: 'a' } });
+  assert.equal(created.name, 'sdk-managed');
+  assert.equal(await client.hasProject({ projectName: 'sdk-managed' }), true);
+  const read = await client.readProject({ projectId: created.id });
+  assert.equal(read.description, 'made by the SDK');
+  const listed: string[] = [];
+  for await (const project of client.listProjects({ nameContains: 'sdk-' })) listed.push(project.name);
+  assert.deepEqual(listed.sort(), ['sdk-e2e', 'sdk-managed']);
+  await client.updateProject(created.id, { name: 'sdk-managed-2', description: 'renamed' });
+  assert.equal((await client.readProject({ projectId: created.id })).name, 'sdk-managed-2');
+  await client.deleteProject({ projectId: created.id });
+  assert.equal(await client.hasProject({ projectName: 'sdk-managed-2' }), false);
+});

@@ -89,7 +89,10 @@ export class RunsRepo {
   /** Upserts the runs (each id at most once) and stores their attachments, in one transaction. */
   async upsert(tenantId: string, writes: readonly RunWrite[]): Promise<void> {
     if (writes.length === 0) return;
-    const document = pgSafeJson(JSON.stringify(writes.map(toRecord)));
+    // Rows are locked in id order, so two concurrent batches that share runs (a post in one, its patch in
+    // the other) cannot deadlock on PostgreSQL.
+    const ordered = [...writes].sort((a, b) => (a.values.id < b.values.id ? -1 : a.values.id > b.values.id ? 1 : 0));
+    const document = pgSafeJson(JSON.stringify(ordered.map(toRecord)));
     const withAttachments = writes.filter((write) => write.attachments && write.attachments.length > 0);
     if (withAttachments.length === 0) {
       await this.#db.query(UPSERT_SQL, [tenantId, document]);
