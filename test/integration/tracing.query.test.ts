@@ -234,3 +234,22 @@ test('feedback: create, read, list, validation', async () => {
   assert.equal((await berth.api('DELETE', `/feedback/${created.body.id}`)).status, 202);
   assert.equal((await berth.api('GET', `/feedback/${created.body.id}`)).status, 404);
 });
+
+test('NUL characters and impossible times answer 4xx, never 500', async () => {
+  const cases: [string, string, unknown, number][] = [
+    ['POST', '/runs/query', { filter: 'eq(name, "a\u0000b")' }, 400],
+    ['POST', '/runs/query', { run_type: 'a\u0000b' }, 422],
+    ['POST', '/runs/query', { start_time: '0000-01-01T00:00:00Z' }, 422],
+    ['GET', '/sessions?name=a%00b', undefined, 422],
+    ['POST', '/sessions', { name: 'a\u0000b' }, 422],
+    ['PATCH', `/sessions/${randomUUID()}`, { name: 'z\u0000' }, 422],
+    ['POST', '/feedback', { run_id: randomUUID(), key: 'a\u0000', comment: 'x' }, 422],
+    ['POST', '/runs', { id: randomUUID(), name: 'x', run_type: 'chain', start_time: '0000-01-01T00:00:00Z' }, 422],
+    ['POST', '/runs', { id: randomUUID(), name: 'x', run_type: 'chain', start_time: '2026-01-01T00:00:00Z', session_name: 'a\u0000' }, 422],
+    ['POST', '/runs', { id: randomUUID(), name: 'x', run_type: 'chain', start_time: '2026-01-01T24:00:00Z' }, 422],
+  ];
+  for (const [method, path, body, status] of cases) {
+    const response = await berth.api(method, path, body === undefined ? {} : { body });
+    assert.equal(response.status, status, `${method} ${path} ${JSON.stringify(body)} → ${JSON.stringify(response.body)}`);
+  }
+});

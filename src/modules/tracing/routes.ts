@@ -47,6 +47,33 @@ function idList(raw: string | null | undefined, loc: string[]): string[] | undef
   return values.map(canonicalUuid);
 }
 
+const FILTER_FIELDS = new Set(['filter', 'trace_filter', 'tree_filter']);
+
+/** Issues for NUL characters in any string of a request part: PostgreSQL text cannot hold them. */
+function nulIssues(value: unknown, loc: (string | number)[], issues: ValidationIssue[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) issues.push({ type: 'string_type', loc, msg: 'String must not contain the NUL character', input: value.replaceAll('\u0000', '\ufffd') });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => nulIssues(item, [...loc, index], issues));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) nulIssues(item, [...loc, key], issues);
+  }
+}
+
+/** preValidation hook of the non-ingest routes (ingest replaces NULs inside JSON payloads instead). */
+async function rejectNul(request: FastifyRequest): Promise<void> {
+  const issues: ValidationIssue[] = [];
+  nulIssues(request.query, ['query'], issues);
+  // Filters report NUL characters themselves, as a 400 with the position like any other filter error.
+  const body = request.body;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    for (const [key, value] of Object.entries(body)) if (!FILTER_FIELDS.has(key)) nulIssues(value, ['body', key], issues);
+  } else {
+    nulIssues(body, ['body'], issues);
+  }
+  if (issues.length > 0) throw new InputValidationError(issues);
+}
+
 function timeParam(value: string | null | undefined, loc: string[]): string | undefined {
   if (value === undefined || value === null) return undefined;
   const time = normalizeTime(value);
@@ -148,6 +175,7 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.post<{ Body: Static<typeof RunQueryBody> }>(`${prefix}/runs/query`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Query runs', description: 'Keyset-paginated: pass cursors.next back as cursor.', body: RunQueryBody, response: { 200: RunPage, ...errors } },
     config: { bodyOptional: true },
   }, async (request) => {
@@ -173,6 +201,7 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.post<{ Body: Static<typeof SessionCreate>; Querystring: Static<typeof SessionCreateQuery> }>(`${prefix}/sessions`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Create a project', body: SessionCreate, querystring: SessionCreateQuery, response: { 200: Session, 409: ErrorBody, ...errors } },
   }, async (request) => {
     const { id, name, description, extra, reference_dataset_id: dataset, start_time: start, end_time: end } = request.body;
@@ -188,6 +217,7 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.get<{ Querystring: Static<typeof SessionListQuery> }>(`${prefix}/sessions`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'List projects', description: 'Sorted by name; offset/limit pages.', querystring: SessionListQuery, response: { 422: ErrorBody } },
   }, async (request) => {
     const { name, name_contains: nameContains, reference_dataset: dataset, id, limit, offset } = request.query;
@@ -201,10 +231,12 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.get<{ Params: Static<typeof SessionParams> }>(`${prefix}/sessions/:session_id`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Read a project', params: SessionParams, response: { 200: Session, ...errors } },
   }, async (request) => deps.sessions.get(request.tenantId, canonicalUuid(request.params.session_id)));
 
   app.patch<{ Params: Static<typeof SessionParams>; Body: Static<typeof SessionPatch> }>(`${prefix}/sessions/:session_id`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Update a project', params: SessionParams, body: SessionPatch, response: { 200: Session, 409: ErrorBody, ...errors } },
   }, async (request) => {
     const { name, description, extra, end_time: end } = request.body;
@@ -217,6 +249,7 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.delete<{ Params: Static<typeof SessionParams> }>(`${prefix}/sessions/:session_id`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Delete a project and its runs', params: SessionParams, response: { 202: Accepted, ...errors } },
   }, async (request, reply) => {
     await deps.sessions.delete(request.tenantId, canonicalUuid(request.params.session_id));
@@ -224,6 +257,7 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.post<{ Body: Static<typeof FeedbackCreate> }>(`${prefix}/feedback`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Create feedback on a run', body: FeedbackCreate, response: { 409: ErrorBody, ...errors } },
   }, async (request) => {
     const { score } = request.body;
@@ -238,6 +272,7 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.get<{ Querystring: Static<typeof FeedbackListQuery> }>(`${prefix}/feedback`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'List feedback', querystring: FeedbackListQuery, response: { 422: ErrorBody } },
   }, async (request) => {
     const keys = request.query.key ? request.query.key.split(',').map((key) => key.trim()).filter(Boolean) : undefined;
@@ -245,10 +280,12 @@ function registerAt(app: FastifyInstance, prefix: string, deps: TracingRouteDeps
   });
 
   app.get<{ Params: Static<typeof FeedbackParams> }>(`${prefix}/feedback/:feedback_id`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Read feedback', params: FeedbackParams, response: { ...errors } },
   }, async (request) => deps.feedback.get(request.tenantId, canonicalUuid(request.params.feedback_id)));
 
   app.delete<{ Params: Static<typeof FeedbackParams> }>(`${prefix}/feedback/:feedback_id`, {
+    preValidation: rejectNul,
     schema: { tags, hide, summary: 'Delete feedback', params: FeedbackParams, response: { 202: Accepted, ...errors } },
   }, async (request, reply) => {
     await deps.feedback.delete(request.tenantId, canonicalUuid(request.params.feedback_id));

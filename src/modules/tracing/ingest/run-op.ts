@@ -94,6 +94,7 @@ function textField(p: Problems, body: Record<string, unknown>, field: string, ma
     return undefined;
   }
   if (value.length > max) p.add(field, `String should have at most ${max} characters`, value.slice(0, 100), 'string_too_long');
+  if (value.includes('\u0000')) p.add(field, 'String must not contain the NUL character', value.replaceAll('\u0000', '\ufffd'));
   return value;
 }
 

@@ -16,14 +16,15 @@ export function normalizeTime(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   // Fast path for what the SDK sends: a UTC time with milliseconds or microseconds.
   const fast = FAST.exec(value);
-  if (fast && Number(fast[3]) <= 28 && Number(fast[4]) <= 23 && Number(fast[5]) <= 59 && Number(fast[6]) <= 59 && Number(fast[2]) >= 1 && Number(fast[2]) <= 12 && Number(fast[3]) >= 1) {
+  if (fast && Number(fast[1]) >= 1 && Number(fast[3]) <= 28 && Number(fast[4]) <= 23 && Number(fast[5]) <= 59 && Number(fast[6]) <= 59 && Number(fast[2]) >= 1 && Number(fast[2]) <= 12 && Number(fast[3]) >= 1) {
     return `${value.slice(0, 19)}.${fast[7]!.padEnd(6, '0')}+00:00`;
   }
   const match = ISO.exec(value.trim());
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s = '00', fraction = '', zone = 'Z'] = match;
   const offset = zone === 'Z' || zone === 'z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  // PostgreSQL has no year 0; hours past 23 would roll over into the next day.
+  if (Number(y) < 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
   if (Number.isNaN(date.getTime())) return undefined;
   // Date accepts 2024-02-31 by rolling over; a calendar-invalid day is not a time.
