@@ -101,8 +101,8 @@ export async function executeRun(job: RunJob, deps: {
     // The next page is read while the current one is encoded and uploaded.
     let pending: Promise<ScannedRun[]> | undefined = scan(job.cursor);
     while (pending) {
-      const page: ScannedRun[] = await pending;
-      signal.throwIfAborted();
+      // A slow read must not delay a cancel: stop waiting as soon as the run is aborted.
+      const page: ScannedRun[] = await untilAborted(pending, signal);
       const last = page.at(-1);
       pending = page.length === tuning.scanPageSize && last ? scan({ start_time: last.start_time, id: last.id }) : undefined;
       // Keep a rejected prefetch from becoming an unhandled rejection when this loop exits early.
@@ -130,4 +130,22 @@ export async function executeRun(job: RunJob, deps: {
     if (file) await file.abort();
     throw error;
   }
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
