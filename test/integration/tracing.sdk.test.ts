@@ -103,7 +103,7 @@ test('the SDK manages projects: create, read, list, update, delete', async () =>
   const read = await client.readProject({ projectId: created.id });
   assert.equal(read.description, 'made by the SDK');
   const listed: string[] = [];
-  for await (const project of client.listProjects({ nameContains: 'sdk-' })) listed.push(project.name);
+  for await (const project of client.listProjects({ nameContains: 'sdk-' })) listed.push(project.name ?? '');
   assert.deepEqual(listed.sort(), ['sdk-e2e', 'sdk-managed']);
   await client.updateProject(created.id, { name: 'sdk-managed-2', description: 'renamed' });
   assert.equal((await client.readProject({ projectId: created.id })).name, 'sdk-managed-2');
