@@ -86,6 +86,11 @@ test('/info advertises multipart, gzip and the enforced size limit, and needs th
   assert.deepEqual(v1.body, info.body);
   const anonymous = await berth.api('GET', '/info', { key: null });
   assert.equal(anonymous.status, 401);
+  const openapi = await berth.api('GET', '/openapi.json', { key: null });
+  assert.equal(openapi.status, 200);
+  for (const path of ['/info', '/runs/multipart', '/runs/batch', '/runs', '/runs/{run_id}', '/runs/query', '/sessions', '/sessions/{session_id}', '/feedback']) {
+    assert.ok(openapi.body.paths[path], path);
+  }
 });
 
 test('multipart parts of one request become one run per id with side fields and attachments', async () => {
