@@ -334,3 +334,17 @@ test('concurrent requests carrying posts and patches of the same runs merge with
     if (run.name === 'child') assert.deepEqual(run.outputs, { done: run.id });
   }
 });
+
+test('a project deleted behind the cache (another process) is created again on the next ingest', async () => {
+  const first = tree('recreated');
+  assert.equal((await sendParts([{ name: `post.${first.rootId}`, body: first.rootPost }])).status, 202);
+  const before = await berth.api('GET', '/sessions?name=recreated');
+  // As another Berth process would: straight in the database, so this process's project cache is stale.
+  await berth.berth.db.query('DELETE FROM tracer_sessions WHERE id = $1', [before.body[0].id]);
+  const second = tree('recreated');
+  const response = await sendParts([{ name: `post.${second.rootId}`, body: second.rootPost }]);
+  assert.equal(response.status, 202, JSON.stringify(response.body));
+  const after = await berth.api('GET', '/sessions?name=recreated');
+  assert.notEqual(after.body[0].id, before.body[0].id);
+  assert.deepEqual((await projectRuns('recreated')).map((run) => run.id), [second.rootId]);
+});

@@ -61,15 +61,19 @@ export class IngestService {
     const candidates = [...byId.values()].map((entry) => ({ ...mergeEntry(entry), entry }));
     await this.#completeLineage(tenantId, candidates, issues);
     const good = candidates.filter((candidate) => !candidate.rejected);
-    const writes = await this.#resolveProjects(tenantId, good, issues);
+    let projectIssues: ValidationIssue[] = [];
+    let writes = await this.#resolveProjects(tenantId, good, projectIssues);
     try {
       await this.#runs.upsert(tenantId, writes);
     } catch (error) {
-      // A project deleted while its id was cached: resolve again once.
+      // A project deleted (here or by another process) while its id was cached: resolve again once.
       if ((error as { code?: string }).code !== '23503') throw error;
       this.#projects.clear();
-      await this.#runs.upsert(tenantId, await this.#resolveProjects(tenantId, good, issues));
+      projectIssues = [];
+      writes = await this.#resolveProjects(tenantId, good, projectIssues);
+      await this.#runs.upsert(tenantId, writes);
     }
+    issues.push(...projectIssues);
     if (issues.length > 0) throw new InputValidationError(issues);
     return { stored: writes.length };
   }
