@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync, zstdCompressSync } from 'node:zlib';
 import { startTestBerth, type TestBerth } from '../helpers/berth.ts';
 
 let berth: TestBerth;
@@ -134,6 +134,18 @@ test('gzip bodies, /api/v1 paths and the batch endpoint ingest the same way', as
   const gz = await sendParts([{ name: `post.${t.rootId}`, body: { ...t.rootPost, inputs: { a: 1 } } }], { gzip: true, path: '/api/v1/runs/multipart' });
   assert.equal(gz.status, 202, JSON.stringify(gz.body));
   assert.deepEqual((await readRun(t.rootId)).inputs, { a: 1 });
+  // zstd is what the Python SDK sends when /info sets zstd_compression_enabled; deflate and br for other clients.
+  const encoders: [string, (data: Buffer) => Buffer][] = [['zstd', zstdCompressSync], ['deflate', deflateSync], ['br', brotliCompressSync]];
+  for (const [encoding, encode] of encoders) {
+    const id = randomUUID();
+    const { body, contentType } = multipart([{ name: `post.${id}`, body: { id, name: encoding, run_type: 'chain', start_time: '2026-03-01T10:00:00Z', session_name: 'mp-gzip' } }]);
+    const response = await post('/runs/multipart', encode(body), { 'content-type': contentType, 'content-encoding': encoding });
+    assert.equal(response.status, 202, `${encoding}: ${JSON.stringify(response.body)}`);
+    assert.equal((await readRun(id)).name, encoding);
+  }
+  const unknownEncoding = await post('/runs/multipart', Buffer.from('x'), { 'content-type': 'multipart/form-data; boundary=x', 'content-encoding': 'lzma' });
+  assert.equal(unknownEncoding.status, 400);
+  assert.match(unknownEncoding.body.detail, /Unsupported Content-Encoding/);
   const batch = await berth.api('POST', '/runs/batch', { body: { post: [{ ...t.childPost, inputs: { b: 2 } }], patch: [{ ...t.rootPatch, outputs: { done: true } }] } });
   assert.equal(batch.status, 202, JSON.stringify(batch.body));
   const root = await readRun(t.rootId);
