@@ -70,11 +70,11 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
         heartbeatSeconds: config.controlPlane.jobHeartbeatSeconds,
       },
     });
-    const exports = createExports({
-      db, secrets, logger, settings: config.exports, clock: options.exportClock, wrapRunSource: options.wrapExportRunSource,
-    });
-
     const tracing = createTracing({ db, options: { maxBodyBytes: config.tracing.maxBodyBytes, version: VERSION } });
+    const exports = createExports({
+      db, secrets, logger, settings: config.exports, projects: tracing.sessions,
+      clock: options.exportClock, wrapRunSource: options.wrapExportRunSource,
+    });
 
     let app: FastifyInstance | undefined;
     let url: string | undefined;

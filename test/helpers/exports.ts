@@ -7,6 +7,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { sql } from 'kysely';
 import type { Db } from '../../src/platform/db/index.ts';
+import type { ApiClient } from './berth.ts';
 import { ALL_S3_PERMISSIONS, startTestS3, type S3Permission, type TestS3 } from './s3/index.ts';
 
 export const FULL_KEY = { accessKeyId: 'AKIAFULLACCESS000001', secretAccessKey: 'full-secret-0123456789' };
@@ -41,10 +42,11 @@ export function destinationBody(s3: TestS3, overrides: { bucket?: string; prefix
   };
 }
 
-export async function createProject(db: Db, tenantId: string, name = `project-${randomUUID()}`): Promise<string> {
-  const id = randomUUID();
-  await sql`INSERT INTO tracer_sessions (id, tenant_id, name) VALUES (${id}, ${tenantId}, ${name})`.execute(db.kysely);
-  return id;
+/** Creates a tracing project through the trace store's API (POST /sessions); returns its id. */
+export async function createProject(api: ApiClient, headers: Record<string, string> = {}, name = `project-${randomUUID()}`): Promise<string> {
+  const response = await api('POST', '/sessions', { headers, body: { name } });
+  if (response.status !== 200 && response.status !== 201) throw new Error(`creating a project answered ${response.status}: ${JSON.stringify(response.body)}`);
+  return response.body.id;
 }
 
 export interface SeedRunsOptions {
@@ -58,7 +60,8 @@ export interface SeedRunsOptions {
 }
 
 /**
- * Inserts `count` runs with varied values straight into the trace store's runs table, in one statement.
+ * Inserts `count` runs with varied values straight into the trace store's runs table, in one statement (for
+ * volume and speed; `ingestRuns` goes through the trace store's HTTP ingestion instead).
  * Run i: name "run-<i>", run_type chain/llm/tool by i % 3, tag "even"/"odd", a child of the previous run when i % 4 != 0.
  */
 export async function seedRuns(db: Db, options: SeedRunsOptions): Promise<void> {
@@ -122,3 +125,58 @@ export const FAST_EXPORT_ENV: Record<string, string> = {
   BERTH_EXPORT_LEASE_SECONDS: '3',
   BERTH_EXPORT_HEARTBEAT_SECONDS: '1',
 };
+
+function runId(seed: string, i: number): string {
+  const hex = Buffer.from(`${seed}:${i}`).toString('hex').padEnd(32, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${i.toString(16).padStart(12, '0')}`;
+}
+
+function dottedSegment(startIso: string, id: string): string {
+  return `${startIso.replace(/[-:]/g, '').replace('.', '').replace('Z', '')}Z${id}`;
+}
+
+/**
+ * Posts `count` runs to the trace store's batch ingestion (POST /runs/batch) into project `sessionName`, with
+ * the same shape as seedRuns: run i is named "run-<i>", run_type chain/llm/tool by i % 3, a child of run i-1
+ * when i % 4 != 0, tags even/odd, an error when i % 7 == 0, no outputs when i % 5 == 0, and for LLM runs
+ * usage metadata of i·6 input, i·4 output and i·10 total tokens costing i·0.001.
+ * Returns the project's id.
+ */
+export async function ingestRuns(api: (method: string, url: string, options?: { body?: unknown }) => Promise<{ status: number; body: any }>, sessionName: string, options: { from: string; count: number; stepMs: number; seed?: string }): Promise<string> {
+  const seed = options.seed ?? sessionName;
+  const fromMs = Date.parse(options.from);
+  const dotted: string[] = [];
+  const ids: string[] = [];
+  const traces: string[] = [];
+  const batch: Record<string, unknown>[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const response = await api('POST', '/runs/batch', { body: { post: batch.splice(0) } });
+    if (response.status !== 202) throw new Error(`ingest answered ${response.status}: ${JSON.stringify(response.body)}`);
+  };
+  for (let i = 0; i < options.count; i++) {
+    const id = runId(seed, i);
+    const start = new Date(fromMs + i * options.stepMs).toISOString().replace('Z', '000Z');
+    const isRoot = i % 4 === 0;
+    dotted[i] = isRoot ? dottedSegment(start, id) : `${dotted[i - 1]}.${dottedSegment(start, id)}`;
+    ids[i] = id;
+    traces[i] = isRoot ? id : traces[i - 1]!;
+    const runType = ['chain', 'llm', 'tool'][i % 3]!;
+    const run: Record<string, unknown> = {
+      id, name: `run-${i}`, run_type: runType, session_name: sessionName,
+      start_time: start, end_time: new Date(fromMs + i * options.stepMs + 1000).toISOString(),
+      trace_id: traces[i], dotted_order: dotted[i], parent_run_id: isRoot ? null : ids[i - 1],
+      inputs: { question: `q${i}`, n: i, nested: { list: [i, 'x'] } },
+      extra: { metadata: { i, ...(runType === 'llm' ? { usage_metadata: { input_tokens: i * 6, output_tokens: i * 4, total_tokens: i * 10, total_cost: i * 0.001 } } : {}) } },
+      tags: i % 2 === 0 ? ['even'] : ['odd', 'x'],
+    };
+    if (i % 5 !== 0) run.outputs = { answer: 'a'.repeat(i % 50) };
+    if (i % 7 === 0) run.error = `boom ${i}`;
+    batch.push(run);
+    if (batch.length === 200) await flush();
+  }
+  await flush();
+  const projects = await api('GET', `/sessions?name=${encodeURIComponent(sessionName)}`);
+  if (projects.status !== 200 || projects.body.length !== 1) throw new Error(`project ${sessionName} not found: ${JSON.stringify(projects.body)}`);
+  return projects.body[0].id;
+}

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, startTestBerth, type TestBerth } from '../helpers/berth.ts';
-import { createProject, destinationBody, FAST_EXPORT_ENV, readParquet, seedRuns, startExportS3 } from '../helpers/exports.ts';
+import { destinationBody, FAST_EXPORT_ENV, ingestRuns, readParquet, startExportS3 } from '../helpers/exports.ts';
 import type { TestS3 } from '../helpers/s3/index.ts';
 
 let server: TestBerth;
@@ -22,8 +22,8 @@ before(async () => {
   const destination = await server.api('POST', '/api/v1/bulk-exports/destinations', { body: destinationBody(s3, { prefix: 'lake' }) });
   assert.equal(destination.status, 201);
   destinationId = destination.body.id;
-  sessionId = await createProject(server.berth.db, server.workspaceId);
-  await seedRuns(server.berth.db, { tenantId: server.workspaceId, sessionId, from: FROM, count: RUNS, stepMs: 180_000 });
+  // Through the trace store's own ingestion, as the langsmith SDK's batch transport sends them.
+  sessionId = await ingestRuns(server.api, 'export-me', { from: FROM, count: RUNS, stepMs: 180_000 });
 });
 after(async () => {
   await server.close();
@@ -100,7 +100,7 @@ describe('a multi-day export', () => {
     const run49 = rows.find((row) => row.name === 'run-49')!;
     assert.equal(run49.start_time, '2026-03-01 22:27:00');
     assert.equal(run49.end_time, '2026-03-01 22:27:01');
-    assert.equal(run49.first_token_time, '2026-03-01 22:27:00.1');
+    assert.equal(run49.first_token_time, null);
     assert.equal(run49.tenant_id, server.workspaceId);
     assert.equal(run49.session_id, sessionId);
     assert.equal(run49.is_root, false);
@@ -108,10 +108,13 @@ describe('a multi-day export', () => {
     assert.equal(run49.run_type, 'llm');
     assert.deepEqual(JSON.parse(run49.tags), ['odd', 'x']);
     assert.deepEqual(JSON.parse(run49.inputs), { question: 'q49', n: 49, nested: { list: [49, 'x'] } });
-    assert.deepEqual(JSON.parse(run49.extra), { metadata: { i: 49 } });
+    assert.deepEqual(JSON.parse(run49.extra).metadata.i, 49);
     assert.equal(Number(run49.total_tokens), 490);
+    assert.equal(Number(run49.prompt_tokens), 294);
     assert.equal(run49.total_cost, 0.049);
     assert.equal(run49.prompt_cost, null);
+    assert.equal(run49.dotted_order.split('.').length, 2);
+    assert.equal(run49.trace_id, run49.parent_run_id);
     assert.deepEqual(JSON.parse(run49.parent_run_ids), [run49.parent_run_id]);
     const run48 = rows.find((row) => row.name === 'run-48')!;
     assert.equal(run48.is_root, true);

@@ -55,7 +55,7 @@ before(async () => {
     }),
     startExportS3(['exports', 'doomed']),
   ]);
-  sessionId = await createProject(server.berth.db, server.workspaceId);
+  sessionId = await createProject(server.api);
   // 600 runs over two days: 300 per export run.
   await seedRuns(server.berth.db, { tenantId: server.workspaceId, sessionId, from: START, count: 600, stepMs: 288_000 });
 });

@@ -51,7 +51,7 @@ async function setupWorkspace(headers: Record<string, string>): Promise<{ destin
   const destination = await server.api('POST', '/api/v1/bulk-exports/destinations', { headers, body: destinationBody(s3, { prefix: 'limits' }) });
   assert.equal(destination.status, 201);
   const tenantId = destination.body.tenant_id;
-  const sessionId = await createProject(server.berth.db, tenantId);
+  const sessionId = await createProject(server.api, headers);
   await seedRuns(server.berth.db, { tenantId, sessionId, from: '2026-08-01T00:00:00Z', count: 100, stepMs: 3_600_000 });
   return { destinationId: destination.body.id, sessionId, tenantId };
 }

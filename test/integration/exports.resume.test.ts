@@ -20,7 +20,7 @@ test('SIGKILL mid-run, restart: resumed from the checkpoint, every row exactly o
   try {
     const destination = await setup.api('POST', '/api/v1/bulk-exports/destinations', { body: destinationBody(s3, { prefix: 'resume' }) });
     assert.equal(destination.status, 201);
-    const sessionId = await createProject(setup.berth.db, workspaceId);
+    const sessionId = await createProject(setup.api);
     await seedRuns(setup.berth.db, { tenantId: workspaceId, sessionId, from: '2026-06-01T00:00:00Z', count: 500, stepMs: 60_000 });
     const created = await setup.api('POST', '/api/v1/bulk-exports', {
       body: { bulk_export_destination_id: destination.body.id, session_id: sessionId, start_time: '2026-06-01T00:00:00Z', end_time: '2026-06-02T00:00:00Z' },

@@ -22,7 +22,7 @@ before(async () => {
   [server, s3] = await Promise.all([startTestBerth({ env: FAST_EXPORT_ENV, startOptions: { exportClock: clock } }), startExportS3()]);
   const destination = await server.api('POST', '/api/v1/bulk-exports/destinations', { body: destinationBody(s3, { prefix: 'sched' }) });
   destinationId = destination.body.id;
-  sessionId = await createProject(server.berth.db, server.workspaceId);
+  sessionId = await createProject(server.api);
   // A run every 5 minutes from 00:00 to 05:55.
   await seedRuns(server.berth.db, { tenantId: server.workspaceId, sessionId, from: '2026-07-01T00:00:00Z', count: 72, stepMs: 300_000 });
 });

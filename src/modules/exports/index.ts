@@ -11,7 +11,7 @@ import { ExportsService } from './exports-service.ts';
 import { systemClock, type Clock, type RunSource, type TraceStorePort } from './ports.ts';
 import { registerExportRoutes } from './routes.ts';
 import type { ExportSettings } from './settings.ts';
-import { traceStorePort } from './trace-store.ts';
+import { traceStorePort, type ProjectLookup } from './trace-store.ts';
 import { ExportWorker } from './worker/export-worker.ts';
 import { ExportScheduler } from './worker/scheduler.ts';
 import { WorkerRepo } from './worker/worker-repo.ts';
@@ -36,7 +36,9 @@ export interface ExportsDeps {
   logger: Logger;
   settings: ExportSettings;
   clock?: Clock;
-  /** Defaults to the trace store of the same database. */
+  /** The trace store's projects (sessions) service. */
+  projects: ProjectLookup;
+  /** Replaces the trace store port (tests). */
   traces?: TraceStorePort;
   /** Wraps the run source the workers read from (tests inject faults here). */
   wrapRunSource?: (source: RunSource) => RunSource;
@@ -45,7 +47,7 @@ export interface ExportsDeps {
 export function createExports(deps: ExportsDeps): Exports {
   const logger = deps.logger.child({ module: 'exports' });
   const clock = deps.clock ?? systemClock;
-  const traces = deps.traces ?? traceStorePort(deps.db);
+  const traces = deps.traces ?? traceStorePort(deps.db, deps.projects);
   const destinationsRepo = new DestinationsRepo(deps.db);
   const destinations = new DestinationsService(destinationsRepo, deps.secrets, logger);
   const repo = new ExportsRepo(deps.db);
