@@ -122,7 +122,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     const parentId: string | null = config.configurable?.checkpoint_id ?? null;
     const [[type, bytes], [, metadataBytes]] = await Promise.all([
       this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
-      this.serde.dumpsTyped(metadata),
+      this.serde.dumpsTyped(withRunIdentity(metadata, config.configurable)),
     ]);
     await this.#db.query(
       `INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
@@ -211,6 +211,20 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
       [threadId, runId],
     );
   }
+}
+
+/**
+ * As the official servers do, a checkpoint records which run, graph and assistant wrote it (from the
+ * run's configurable): history can be filtered by run, and a rollback finds the run's checkpoints.
+ */
+function withRunIdentity(metadata: CheckpointMetadata, configurable: Record<string, unknown> | undefined): CheckpointMetadata {
+  if (!configurable) return metadata;
+  const extra: Record<string, unknown> = {};
+  for (const key of ['run_id', 'graph_id', 'assistant_id', 'user_id'] as const) {
+    const value = configurable[key];
+    if ((typeof value === 'string' || typeof value === 'number') && !(key in metadata)) extra[key] = value;
+  }
+  return Object.keys(extra).length ? { ...metadata, ...extra } : metadata;
 }
 
 function toBytes(value: Uint8Array | string): Uint8Array {

@@ -65,10 +65,11 @@ async function respondWhenDone(request: FastifyRequest, reply: FastifyReply, lis
 }): Promise<void> {
   try {
     const resultOf = async () => {
+      if (options.finished) return options.finished();
       if (listener.end) return (JSON.parse(listener.end.data) as RunEnd).result ?? 'null';
-      return options.finished ? options.finished() : 'null';
+      return 'null';
     };
-    if (await listener.ended(1000)) {
+    if (options.finished || (await listener.ended(1000))) {
       reply.headers({ ...options.headers, 'content-type': 'application/json' });
       return void reply.send(await resultOf());
     }
