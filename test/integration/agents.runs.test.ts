@@ -43,7 +43,7 @@ describe('runs', { timeout: 30_000 }, () => {
     const stored = await client.threads.get(thread.thread_id);
     assert.equal(stored.status, 'idle');
     assert.equal((stored.values as any).messages.length, 4);
-    assert.equal(stored.metadata.graph_id, 'echo');
+    assert.equal(stored.metadata?.graph_id, 'echo');
     const runs = await client.runs.list(thread.thread_id);
     assert.equal(runs.length, 2);
     assert.ok(runs.every((run) => run.status === 'success'));
@@ -123,7 +123,7 @@ describe('runs', { timeout: 30_000 }, () => {
     const before = await client.threads.count({ metadata: { graph_id: 'echo' } });
     await client.runs.wait(null, 'echo', { input: human('x') });
     assert.equal(await client.threads.count({ metadata: { graph_id: 'echo' } }), before, 'the temporary thread is gone');
-    await client.runs.wait(null, 'echo', { input: human('x'), onCompletion: 'keep' });
+    await client.runs.wait(null, 'echo', { input: human('x'), onCompletion: 'keep' } as any);
     const [thread] = await client.threads.search({ metadata: { graph_id: 'echo' }, sortBy: 'created_at', sortOrder: 'desc', limit: 1 });
     assert.equal(thread!.status, 'idle');
     assert.equal((thread!.values as any).messages.length, 2);
