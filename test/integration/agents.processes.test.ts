@@ -1,0 +1,76 @@
+// Durability across processes: a run interrupted by SIGKILL resumes from its last checkpoint in the next
+// process; two processes on one PostgreSQL share the queue and stream each other's runs.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENGINE } from '../helpers/engine.ts';
+import { dropStorage, newStorage, spawnAgentServer, type ChildAgentServer, type Storage } from '../fixtures/agents/server.ts';
+
+const children: ChildAgentServer[] = [];
+const storages: Storage[] = [];
+after(async () => {
+  for (const child of children) child.child.kill('SIGKILL');
+  for (const storage of storages) await dropStorage(storage);
+});
+
+async function eventually<T>(fn: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await fn().catch(() => undefined as T);
+    if (value !== undefined && ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('agent server processes', { timeout: 90_000 }, () => {
+  test('a run killed mid-way (SIGKILL) is resumed from its last checkpoint by the next process', async () => {
+    const storage = await newStorage();
+    storages.push(storage);
+    const first = await spawnAgentServer(storage);
+    children.push(first);
+    const thread = await first.client.threads.create();
+    const run = await first.client.runs.create(thread.thread_id, 'slow', { input: { ms: 1500 } });
+    await eventually(() => first.client.threads.getState(thread.thread_id), (state: any) => (state.values.steps ?? []).includes('first'));
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await spawnAgentServer(storage);
+    children.push(second);
+    const events: { event: string; data: any }[] = [];
+    for await (const event of second.client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: ['values'] } as any)) events.push(event as any);
+    const finished = await second.client.runs.get(thread.thread_id, run.run_id);
+    assert.equal(finished.status, 'success');
+    const state: any = await second.client.threads.getState(thread.thread_id);
+    assert.deepEqual(state.values.steps, ['first', 'second'], 'the first step was not run again');
+    const metadata = events.find((event) => event.event === 'metadata');
+    if (metadata) assert.equal(metadata.data.attempt, 2);
+    assert.equal((await second.client.threads.get(thread.thread_id)).status, 'idle');
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
+  });
+
+  test('two processes on one PostgreSQL: a run created on one executes on the other and streams back', { skip: ENGINE !== 'postgres' && 'needs PostgreSQL (PGlite is single-process)' }, async () => {
+    const storage = await newStorage();
+    storages.push(storage);
+    const apiOnly = await spawnAgentServer(storage, { N_JOBS_PER_WORKER: '0' });
+    children.push(apiOnly);
+    const worker = await spawnAgentServer(storage);
+    children.push(worker);
+    const thread = await apiOnly.client.threads.create();
+    const events: { event: string; data: any }[] = [];
+    for await (const event of apiOnly.client.runs.stream(thread.thread_id, 'agent', {
+      input: { messages: [{ role: 'user', content: 'hi' }] }, streamMode: ['messages-tuple', 'values'],
+    })) events.push(event as any);
+    assert.equal(events[0]!.event, 'metadata');
+    assert.equal(events.filter((event) => event.event === 'messages').map((event) => event.data[0].content).join(''), 'Hello there, friend');
+    assert.equal((events.at(-1)!.data as any).messages.length, 2);
+    const waited: any = await apiOnly.client.runs.wait(thread.thread_id, 'echo', { input: { messages: [] } });
+    assert.equal(waited.messages.length, 3);
+
+    // Cancellation requested on one process reaches the run executing on the other.
+    const slow = await apiOnly.client.runs.create(thread.thread_id, 'slow', { input: { ms: 5000 } });
+    await eventually(() => apiOnly.client.runs.get(thread.thread_id, slow.run_id), (run) => run.status === 'running');
+    await apiOnly.client.runs.cancel(thread.thread_id, slow.run_id, true);
+    assert.equal((await worker.client.runs.get(thread.thread_id, slow.run_id)).status, 'interrupted');
+  });
+});
