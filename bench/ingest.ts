@@ -28,12 +28,15 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '4' },
     'e2e-traces': { type: 'string', default: '1000' },
+    trials: { type: 'string', default: '3' },
   },
 });
 const TRACES = Number(args.traces);
 const ROUNDS = Number(args.rounds);
 const CONNECTIONS = Number(args.connections);
 const E2E_TRACES = Number(args['e2e-traces']);
+// Each figure is the best of several trials: this machine is shared, and a busy neighbour only ever slows a trial down.
+const TRIALS = Number(args.trials);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -251,21 +254,34 @@ async function rawInsertRate(query: (text: string, params: unknown[]) => Promise
 async function serverSide(engine: 'postgres' | 'pglite', bodies: Captured[], runs: Map<string, Record<string, unknown>>) {
   const berth = await startBerthProcess(engine);
   try {
-    // Pre-encoded as the SDK sends them to Berth: gzip, since /info enables it.
-    const rounds = Array.from({ length: ROUNDS }, () => rewriteRound(bodies)).flat().map((item) => ({ ...item, body: gzipSync(item.body), encoding: 'gzip' }));
-    // Warm-up: one body creates the project and warms the JIT.
+    // Warm-up: two bodies create the project and warm the JIT.
     await replay(berth.url, berth.apiKey, rewriteRound(bodies.slice(0, 2)));
-    const seconds = await replay(berth.url, berth.apiKey, rounds);
+    let ingestRate = 0;
+    let seconds = 0;
+    for (let trial = 0; trial < TRIALS; trial++) {
+      // Pre-encoded as the SDK sends them to Berth: gzip, since /info enables it.
+      const rounds = Array.from({ length: ROUNDS }, () => rewriteRound(bodies)).flat().map((item) => ({ ...item, body: gzipSync(item.body), encoding: 'gzip' }));
+      const elapsed = await replay(berth.url, berth.apiKey, rounds);
+      if (runs.size * ROUNDS / elapsed > ingestRate) {
+        ingestRate = runs.size * ROUNDS / elapsed;
+        seconds = elapsed;
+      }
+    }
     const stored = runs.size * ROUNDS;
-    const ingestRate = stored / seconds;
+    const expected = stored * TRIALS + runsInWarmup(bodies);
+    const bestOf = async (measure: () => Promise<number>) => {
+      let best = 0;
+      for (let trial = 0; trial < TRIALS; trial++) best = Math.max(best, await measure());
+      return best;
+    };
     let rawRate: number;
     if (engine === 'postgres') {
       rawRate = await withPg(async (client) => {
         await client.query(`SET search_path = ${berth.schema}`);
         const [{ tenant_id: tenantId, id: sessionId }] = (await client.query('SELECT tenant_id, id FROM tracer_sessions LIMIT 1')).rows;
         const count = Number((await client.query('SELECT count(*) FROM runs')).rows[0].count);
-        if (count !== stored + runsInWarmup(bodies)) throw new Error(`expected ${stored} runs stored, found ${count}`);
-        return rawInsertRate((text, params) => client.query(text, params), tenantId, sessionId, runs, ROUNDS);
+        if (count !== expected) throw new Error(`expected ${expected} runs stored, found ${count}`);
+        return bestOf(() => rawInsertRate((text, params) => client.query(text, params), tenantId, sessionId, runs, ROUNDS));
       });
     } else {
       // PGlite has one writer: measure the raw rate in the same engine after stopping Berth.
@@ -274,8 +290,8 @@ async function serverSide(engine: 'postgres' | 'pglite', bodies: Captured[], run
       const db = await PGlite.create(path.join(berth.dataDir, 'pgdata'));
       const [{ tenant_id: tenantId, id: sessionId }] = (await db.query<any>('SELECT tenant_id, id FROM tracer_sessions LIMIT 1')).rows;
       const count = Number((await db.query<any>('SELECT count(*) FROM runs')).rows[0].count);
-      if (count !== stored + runsInWarmup(bodies)) throw new Error(`expected ${stored} runs stored, found ${count}`);
-      rawRate = await rawInsertRate((text, params) => db.query(text, params as any[]), tenantId, sessionId, runs, ROUNDS);
+      if (count !== expected) throw new Error(`expected ${expected} runs stored, found ${count}`);
+      rawRate = await bestOf(() => rawInsertRate((text, params) => db.query(text, params as any[]), tenantId, sessionId, runs, ROUNDS));
       await db.close();
     }
     return { runs_per_s: Math.round(ingestRate), raw_insert_rows_per_s: Math.round(rawRate), ratio: Number((ingestRate / rawRate).toFixed(3)), runs: stored, seconds: Number(seconds.toFixed(2)) };
@@ -297,19 +313,24 @@ async function stopKeepingData(berth: BerthProcess): Promise<void> {
 
 async function endToEnd() {
   const nullServer = await startNullServer(false);
-  await traceWorkload(nullServer.url, 'x', 50, 'warmup');
-  const ceiling = await traceWorkload(nullServer.url, 'x', E2E_TRACES, 'null');
-  await nullServer.close();
   const berth = await startBerthProcess('postgres');
   try {
+    await traceWorkload(nullServer.url, 'x', 50, 'warmup');
     await traceWorkload(berth.url, berth.apiKey, 50, 'warmup');
-    const actual = await traceWorkload(berth.url, berth.apiKey, E2E_TRACES, 'e2e');
-    const stored = await withPg(async (client) => Number((await client.query(`SELECT count(*) FROM ${berth.schema}.runs r JOIN ${berth.schema}.tracer_sessions s ON s.id = r.session_id WHERE s.name = 'e2e'`)).rows[0].count));
-    if (stored !== actual.runs) throw new Error(`end to end: expected ${actual.runs} runs stored, found ${stored}`);
-    const ceilingRate = ceiling.runs / ceiling.seconds;
-    const rate = actual.runs / actual.seconds;
-    return { runs_per_s: Math.round(rate), null_server_runs_per_s: Math.round(ceilingRate), ratio: Number((rate / ceilingRate).toFixed(3)), runs: actual.runs };
+    let ceilingRate = 0;
+    let rate = 0;
+    for (let trial = 0; trial < TRIALS; trial++) {
+      // Alternating, so that both sides see the same neighbours.
+      const ceiling = await traceWorkload(nullServer.url, 'x', E2E_TRACES, 'null');
+      ceilingRate = Math.max(ceilingRate, ceiling.runs / ceiling.seconds);
+      const actual = await traceWorkload(berth.url, berth.apiKey, E2E_TRACES, `e2e-${trial}`);
+      rate = Math.max(rate, actual.runs / actual.seconds);
+      const stored = await withPg(async (client) => Number((await client.query(`SELECT count(*) FROM ${berth.schema}.runs r JOIN ${berth.schema}.tracer_sessions s ON s.id = r.session_id WHERE s.name = $1`, [`e2e-${trial}`])).rows[0].count));
+      if (stored !== actual.runs) throw new Error(`end to end: expected ${actual.runs} runs stored, found ${stored}`);
+    }
+    return { runs_per_s: Math.round(rate), null_server_runs_per_s: Math.round(ceilingRate), ratio: Number((rate / ceilingRate).toFixed(3)), runs_per_trial: E2E_TRACES * 4 };
   } finally {
+    await nullServer.close();
     await berth.stop();
   }
 }
@@ -326,6 +347,7 @@ console.log(JSON.stringify({
   bench: 'ingest',
   captured: { bodies: bodies.length, runs: runs.size, bytes: bodies.reduce((sum, item) => sum + item.body.length, 0) },
   connections: CONNECTIONS,
+  trials: TRIALS,
   server_postgres: { ...postgres, target_runs_per_s: 5000, target_ratio: 0.3 },
   server_pglite: { ...pglite, target_ratio: 0.3 },
   end_to_end: { ...e2e, target_ratio: 0.8 },

@@ -75,7 +75,9 @@ export class RunQueryService {
 
   async query(tenantId: string, query: RunQuery): Promise<RunPage> {
     const conditions: RawBuilder<SqlBool>[] = [sql<SqlBool>`r.tenant_id = ${tenantId}::uuid`];
-    if (query.session && query.session.length > 0) conditions.push(sql<SqlBool>`r.session_id = ANY(${query.session}::uuid[])`);
+    // One project (the common case) as an equality, so the (tenant, session, start_time, id) index also gives the order.
+    if (query.session && query.session.length === 1) conditions.push(sql<SqlBool>`r.session_id = ${query.session[0]}::uuid`);
+    else if (query.session && query.session.length > 1) conditions.push(sql<SqlBool>`r.session_id = ANY(${query.session}::uuid[])`);
     if (query.id && query.id.length > 0) conditions.push(sql<SqlBool>`r.id = ANY(${query.id}::uuid[])`);
     if (query.trace) conditions.push(sql<SqlBool>`r.trace_id = ${query.trace}::uuid`);
     if (query.parent_run) conditions.push(sql<SqlBool>`r.parent_run_id = ${query.parent_run}::uuid`);
