@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { InvalidNamespaceError } from '@langchain/langgraph-checkpoint';
-import { badRequest, notFound } from '../../../platform/errors.ts';
+import { badRequest } from '../../../platform/errors.ts';
 import { validateNamespace, type DbStore } from '../store.ts';
 import * as S from '../schemas.ts';
 
@@ -29,11 +29,12 @@ export function registerStoreRoutes(app: FastifyInstance, store: DbStore): void 
 
   app.get<{ Querystring: Static<typeof S.StoreGetQuery> }>('/store/items', {
     schema: { tags, summary: 'Retrieve a single item', querystring: S.StoreGetQuery },
-  }, async (request) => {
+  }, async (request, reply) => {
     const namespace = request.query.namespace ? request.query.namespace.split('.') : [];
     if (namespace.length === 0) throw badRequest('Namespace is required');
     const item = await store.getItem(namespace, request.query.key, request.query.refresh_ttl);
-    if (!item) throw notFound('Item not found');
+    // A missing item is a JSON null, which the SDK turns into `null` (as the reference server answers).
+    if (!item) return reply.type('application/json').send('null');
     return item;
   });
 

@@ -1,0 +1,127 @@
+// System routes, API keys, the user's own routes, CORS, start-up errors; the store API; crons.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import type { Client } from '@langchain/langgraph-sdk';
+import { loadConfig } from '../../src/config.ts';
+import { startAgentServer } from '../../src/agent-server.ts';
+import { dropStorage, FIXTURE_DIR, newStorage, serverEnv, startTestAgentServer, type TestAgentServer } from '../fixtures/agents/server.ts';
+
+let server: TestAgentServer;
+let client: Client;
+before(async () => {
+  server = await startTestAgentServer();
+  client = server.client;
+});
+after(() => server?.close());
+
+const get = (url: string, headers: Record<string, string> = {}) => fetch(`${server.url}${url}`, { headers });
+
+async function eventually<T>(fn: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await fn();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('system and auth', { timeout: 30_000 }, () => {
+  test('/ok, /docs and /openapi.json are public; everything else needs a key from BERTH_API_KEY', async () => {
+    assert.deepEqual(await (await get('/ok')).json(), { ok: true });
+    assert.equal((await get('/docs')).status, 200);
+    const spec: any = await (await get('/openapi.json')).json();
+    assert.ok(spec.paths['/threads/{thread_id}/runs/wait']);
+    const missing = await get('/info');
+    assert.equal(missing.status, 401);
+    assert.ok((await missing.json() as any).detail);
+    assert.equal((await get('/info', { 'x-api-key': 'wrong' })).status, 401);
+    const info: any = await (await get('/info', { 'x-api-key': `second_key_${server.storage.apiKey}` })).json();
+    assert.equal(info.flags.crons, true);
+    assert.equal(info.langgraph_js_version, '1.1.5');
+  });
+
+  test('/metrics reports runs by status, queue depth and run latency', async () => {
+    await client.runs.wait(null, 'echo', { input: { messages: [] } });
+    const text = await (await get('/metrics', { 'x-api-key': server.storage.apiKey })).text();
+    assert.match(text, /^berth_agent_queue_depth \d+$/m);
+    assert.match(text, /^berth_agent_runs\{status="pending"\} \d+$/m);
+    assert.match(text, /^berth_agent_run_duration_seconds_count [1-9]\d*$/m);
+  });
+
+  test('the user app from http.app is mounted; CORS follows http.cors', async () => {
+    assert.deepEqual(await (await get('/custom/hello')).json(), { hello: 'world' });
+    const allowed = await get('/ok', { origin: 'http://example.test' });
+    assert.equal(allowed.headers.get('access-control-allow-origin'), 'http://example.test');
+    const other = await get('/ok', { origin: 'http://elsewhere.test' });
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+  });
+
+  test('a graph that cannot load stops start-up with the file and export named', async () => {
+    const storage = await newStorage();
+    try {
+      await assert.rejects(
+        startAgentServer(loadConfig(serverEnv(storage)), { configFile: path.join(FIXTURE_DIR, 'broken.langgraph.json') }),
+        (error: Error) => error.message.includes('echo.ts') && error.message.includes('doesNotExist'),
+      );
+      await assert.rejects(startAgentServer(loadConfig({ ...serverEnv(storage), BERTH_API_KEY: '' }), { configFile: path.join(FIXTURE_DIR, 'langgraph.json') }), /BERTH_API_KEY/);
+    } finally {
+      await dropStorage(storage);
+    }
+  });
+});
+
+describe('store', { timeout: 30_000 }, () => {
+  test('put, get, search with filter and prefix, namespaces, delete; graphs share the store', async () => {
+    await client.store.putItem(['users', 'u1'], 'prefs', { theme: 'dark' });
+    await client.store.putItem(['users', 'u2'], 'prefs', { theme: 'light' });
+    const item = await client.store.getItem(['users', 'u1'], 'prefs');
+    assert.deepEqual(item?.value, { theme: 'dark' });
+    assert.ok(item?.createdAt || (item as any)?.created_at);
+    const found = await client.store.searchItems(['users'], { filter: { theme: 'light' } });
+    assert.deepEqual(found.items.map((entry) => entry.namespace), [['users', 'u2']]);
+    const namespaces = await client.store.listNamespaces({ prefix: ['users'] });
+    assert.deepEqual(namespaces.namespaces, [['users', 'u1'], ['users', 'u2']]);
+    await client.store.deleteItem(['users', 'u1'], 'prefs');
+    assert.equal(await client.store.getItem(['users', 'u1'], 'prefs'), null);
+    const out: any = await client.runs.wait(null, 'custom', { input: { count: 4 } });
+    assert.deepEqual(out.remembered, { count: 4 });
+    assert.deepEqual((await client.store.getItem(['fixture', 'custom'], 'last'))?.value, { count: 4 });
+  });
+
+  test('ttl expires items', async () => {
+    await client.store.putItem(['ttl'], 'gone', { v: 1 }, { ttl: 0.0005 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(await client.store.getItem(['ttl'], 'gone'), null);
+  });
+});
+
+describe('crons', { timeout: 30_000 }, () => {
+  test('a stateless cron fires on schedule; search, count, patch, delete', async () => {
+    const finishedRuns = async () => {
+      const text = await (await get('/metrics', { 'x-api-key': server.storage.apiKey })).text();
+      return Number(/berth_agent_runs_finished_total\{status="success"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const startCount = await finishedRuns();
+    const cron = await client.crons.create('echo', { schedule: '* * * * * *', input: { messages: [{ role: 'user', content: 'tick' }] }, metadata: { kind: 'test' } } as any);
+    assert.ok(cron.cron_id);
+    assert.equal(await (client.crons as any).count({ assistantId: 'echo' }), 1);
+    const found = await client.crons.search({ assistantId: 'echo' });
+    assert.equal(found[0]!.cron_id, cron.cron_id);
+    // Fired runs are stateless (temporary threads deleted): the metrics count them.
+    await eventually(finishedRuns, (n) => n >= startCount + 2);
+    const patched = await (client.crons as any).update(cron.cron_id, { enabled: false });
+    assert.equal(patched.enabled, false);
+    await client.crons.delete(cron.cron_id);
+    assert.equal(await (client.crons as any).count({ assistantId: 'echo' }), 0);
+  });
+
+  test('a thread cron runs on its thread; a bad schedule is a 422', async () => {
+    const thread = await client.threads.create();
+    const cron = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '* * * * * *', input: { messages: [] } } as any);
+    await eventually(() => client.runs.list(thread.thread_id), (runs) => runs.some((run) => run.status === 'success'));
+    await client.crons.delete(cron.cron_id);
+    await assert.rejects(client.crons.create('echo', { schedule: 'every tuesday' } as any), (error: any) => error.status === 422);
+  });
+});
