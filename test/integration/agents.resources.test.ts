@@ -46,7 +46,7 @@ describe('assistants', { timeout: 30_000 }, () => {
     assert.deepEqual(back.config, { configurable: { who: 'v1' } });
     assert.equal((await client.assistants.search({ metadata: { team: 'a' } })).length, 1);
     assert.equal(await client.assistants.count({ graphId: 'factory' }), 2);
-    assert.equal((await client.assistants.search({ name: 'build' } as any)).length, 1);
+    assert.equal(((await client.assistants.search({ name: 'build' } as any)) as any[]).length, 1);
     await client.assistants.delete(created.assistant_id);
     await assert.rejects(client.assistants.get(created.assistant_id), status(404));
     await assert.rejects(client.assistants.create({ graphId: 'no-such-graph' }), status(404));
@@ -93,7 +93,7 @@ describe('threads', { timeout: 30_000 }, () => {
     const state = await client.threads.getState(thread.thread_id);
     assert.equal((state.values as any).messages.length, 2);
     assert.deepEqual(state.next, []);
-    const update = await client.threads.updateState(thread.thread_id, { values: { messages: [{ role: 'user', content: 'edited' }] }, asNode: 'reply' });
+    const update: any = await client.threads.updateState(thread.thread_id, { values: { messages: [{ role: 'user', content: 'edited' }] }, asNode: 'reply' });
     assert.ok(update.checkpoint.checkpoint_id);
     const after = await client.threads.getState(thread.thread_id);
     assert.equal((after.values as any).messages.length, 3);
