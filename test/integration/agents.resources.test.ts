@@ -46,7 +46,7 @@ describe('assistants', { timeout: 30_000 }, () => {
     assert.deepEqual(back.config, { configurable: { who: 'v1' } });
     assert.equal((await client.assistants.search({ metadata: { team: 'a' } })).length, 1);
     assert.equal(await client.assistants.count({ graphId: 'factory' }), 2);
-    assert.equal(((await client.assistants.search({ name: 'build' } as any)) as any[]).length, 1);
+    assert.equal(((await client.assistants.search({ name: 'build' } as any)) as unknown as unknown[]).length, 1);
     await client.assistants.delete(created.assistant_id);
     await assert.rejects(client.assistants.get(created.assistant_id), status(404));
     await assert.rejects(client.assistants.create({ graphId: 'no-such-graph' }), status(404));
