@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from 'langsmith';
 import { traceable } from 'langsmith/traceable';
-import { startTestBerth, type TestBerth } from '../helpers/berth.ts';
+import { eventually, startTestBerth, type TestBerth } from '../helpers/berth.ts';
 
 let berth: TestBerth;
 
@@ -109,4 +109,24 @@ test('the SDK manages projects: create, read, list, update, delete', async () =>
   assert.equal((await client.readProject({ projectId: created.id })).name, 'sdk-managed-2');
   await client.deleteProject({ projectId: created.id });
   assert.equal(await client.hasProject({ projectName: 'sdk-managed-2' }), false);
+});
+
+test('unbatched SDK clients (POST /runs, PATCH /runs/{id}) store the same tree', async () => {
+  const client = new Client({ apiUrl: berth.url, apiKey: berth.apiKey, autoBatchTracing: false });
+  const project = 'sdk-unbatched';
+  const inner = traceable(async (x: number) => ({ doubled: x * 2 }), { name: 'inner', run_type: 'tool', client, project_name: project, tracingEnabled: true });
+  const outer = traceable(async (x: number) => (await inner(x)).doubled + 1, { name: 'outer', client, project_name: project, tracingEnabled: true });
+  assert.equal(await outer(20), 41);
+  // Unbatched updates are sent in the background: wait until both runs have ended.
+  const runs = await eventually(async () => {
+    const page = await berth.api('POST', '/runs/query', { body: { filter: 'eq(status, "success")', limit: 100 } });
+    const found = page.body.runs.filter((run: any) => run.name === 'inner' || run.name === 'outer');
+    return found.length === 2 ? found : undefined;
+  }, 20_000, 'both unbatched runs to end');
+  const byName = new Map(runs.map((run: any) => [run.name, run]));
+  assert.deepEqual([...byName.keys()].sort(), ['inner', 'outer']);
+  assert.equal(byName.get('inner').parent_run_id, byName.get('outer').id);
+  assert.deepEqual(byName.get('inner').outputs, { doubled: 40 });
+  assert.deepEqual(byName.get('outer').outputs, { outputs: 41 });
+  assert.equal(byName.get('outer').status, 'success');
 });
