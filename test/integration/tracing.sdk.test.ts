@@ -123,7 +123,7 @@ test('unbatched SDK clients (POST /runs, PATCH /runs/{id}) store the same tree',
     const found = page.body.runs.filter((run: any) => run.name === 'inner' || run.name === 'outer');
     return found.length === 2 ? found : undefined;
   }, 20_000, 'both unbatched runs to end');
-  const byName = new Map(runs.map((run: any) => [run.name, run]));
+  const byName = new Map<string, any>(runs.map((run: any) => [run.name, run]));
   assert.deepEqual([...byName.keys()].sort(), ['inner', 'outer']);
   assert.equal(byName.get('inner').parent_run_id, byName.get('outer').id);
   assert.deepEqual(byName.get('inner').outputs, { doubled: 40 });
