@@ -44,7 +44,7 @@ export interface LogRow {
 }
 
 interface Tables {
-  deployments: Omit<DeploymentRow, 'created_at' | 'updated_at'> & { created_at: Generated<string>; updated_at: Generated<string> };
+  deployments: Omit<DeploymentRow, 'created_at' | 'updated_at'> & { created_at: Generated<string>; updated_at: Generated<string>; revisions_version: Generated<number> };
   revisions: Omit<RevisionRow, 'created_at' | 'updated_at'> & { seq: Generated<number>; created_at: Generated<string>; updated_at: Generated<string> };
   revision_logs: LogRow & { revision_id: string; logged_at: Generated<string> };
 }
@@ -96,6 +96,12 @@ export class ControlPlaneRepo {
     let query = (trx ?? this.db).selectFrom('deployments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
     if (trx) query = query.forUpdate();
     return query.executeTakeFirst() as Promise<DeploymentRow | undefined>;
+  }
+
+  /** Changes whenever any revision of the deployment changes; undefined when the tenant has no such deployment. */
+  async revisionsVersion(tenantId: string, id: string): Promise<number | undefined> {
+    const row = await this.db.selectFrom('deployments').select('revisions_version').where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+    return row?.revisions_version;
   }
 
   async deploymentNameTaken(tenantId: string, name: string): Promise<boolean> {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import { InputValidationError } from '../../platform/errors.ts';
+import { BoundedCache } from '../../platform/bounded-cache.ts';
 import { literalIssue, type ValidationIssue } from '../../platform/http/validation/pydantic.ts';
 import { uuidErrorText, canonicalUuid } from '../../platform/http/validation/uuid-error.ts';
 import type { DataPlaneReports } from './dataplane.ts';
@@ -40,6 +41,8 @@ function parseIds(raw: string | null | undefined): string[] | undefined {
 }
 
 export function registerControlPlaneRoutes(app: FastifyInstance, service: ControlPlaneService, dataPlane: DataPlaneReports): void {
+  const revisionPages = new BoundedCache<string>({ max: 2000 });
+
   app.post<{ Body: Static<typeof DeploymentCreateRequest> }>('/v2/deployments', {
     schema: { tags, summary: 'Create Deployment', body: DeploymentCreateRequest, response: { 201: Deployment, 400: ErrorBody, 409: ErrorBody, 422: ErrorBody } },
   }, async (request, reply) => reply.code(201).send(await service.create(request.tenantId, request.body)));
@@ -75,10 +78,19 @@ export function registerControlPlaneRoutes(app: FastifyInstance, service: Contro
 
   app.get<{ Params: Static<typeof DeploymentParams>; Querystring: Static<typeof ListRevisionsQuery> }>('/v2/deployments/:deployment_id/revisions', {
     schema: { tags, summary: 'List Revisions', description: 'Lists the revisions of a deployment, newest first.', params: DeploymentParams, querystring: ListRevisionsQuery, response: { 200: RevisionsList, ...errors } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { limit, offset, status, remote_reconciled: remoteReconciled } = request.query;
-    const filter = { statuses: parseStatuses(status), remoteReconciled: remoteReconciled ?? undefined };
-    return service.listRevisions(request.tenantId, request.params.deployment_id, filter, limit, offset);
+    const statuses = parseStatuses(status);
+    const deploymentId = request.params.deployment_id;
+    // Pages are cached as serialized JSON, keyed by the deployment's revisions version: one primary-key
+    // read (which is also the tenant check) answers a repeated listing, and any change makes a new key.
+    const version = await service.revisionsVersion(request.tenantId, deploymentId);
+    const key = `${deploymentId}:${version}:${limit}:${offset}:${statuses?.join(',') ?? ''}:${remoteReconciled ?? ''}`;
+    const page = await revisionPages.getOrLoad(key, async () => {
+      const result = await service.listRevisions(request.tenantId, deploymentId, { statuses, remoteReconciled: remoteReconciled ?? undefined }, limit, offset);
+      return reply.serialize(result) as string;
+    });
+    return reply.type('application/json; charset=utf-8').send(page);
   });
 
   app.get<{ Params: Static<typeof RevisionParams> }>('/v2/deployments/:deployment_id/revisions/:revision_id', {

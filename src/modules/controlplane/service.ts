@@ -158,6 +158,13 @@ export class ControlPlaneService {
     if (!(await this.#repo.deleteDeployment(tenantId, id))) throw deploymentNotFound(id);
   }
 
+  /** A number that changes with every change to the deployment's revisions (for caching pages); 404 if not the tenant's. */
+  async revisionsVersion(tenantId: string, deploymentId: string): Promise<number> {
+    const version = await this.#repo.revisionsVersion(tenantId, deploymentId);
+    if (version === undefined) throw deploymentNotFound(deploymentId);
+    return version;
+  }
+
   async listRevisions(tenantId: string, deploymentId: string, filter: RevisionFilter, limit: number, offset: number): Promise<{ resources: RevisionView[]; offset: number }> {
     const rows = await this.#repo.listRevisions(tenantId, deploymentId, filter, limit, offset);
     // An empty page is also what a missing (or foreign) deployment looks like: only then ask which.

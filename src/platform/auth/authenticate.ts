@@ -5,6 +5,7 @@ import { forbidden, unauthorized } from '../errors.ts';
 import { uuidErrorText, canonicalUuid } from '../http/validation/uuid-error.ts';
 import type { Principal, RouteScope } from './principal.ts';
 import type { TenantStore } from './store.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,29 +25,6 @@ declare module 'fastify' {
   }
 }
 
-/** Short-lived cache: authentication runs on every request, keys and workspaces change rarely. */
-class TtlCache<V> {
-  readonly #entries = new Map<string, { value: V; expires: number }>();
-  readonly #ttlMs: number;
-  readonly #max: number;
-  constructor(ttlMs: number, max = 10_000) {
-    this.#ttlMs = ttlMs;
-    this.#max = max;
-  }
-  async get(key: string, load: () => Promise<V>): Promise<V> {
-    const now = Date.now();
-    const hit = this.#entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
-    const value = await load();
-    if (this.#entries.size >= this.#max) this.#entries.clear();
-    this.#entries.set(key, { value, expires: now + this.#ttlMs });
-    return value;
-  }
-  clear(): void {
-    this.#entries.clear();
-  }
-}
-
 export interface Authenticator {
   /** Forget cached keys and workspaces (after a key is revoked). */
   invalidate(): void;
@@ -62,8 +40,9 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 export function installAuthentication(app: FastifyInstance, store: TenantStore, cacheTtlMs = 2000): Authenticator {
-  const keys = new TtlCache<Principal | undefined>(cacheTtlMs);
-  const workspaces = new TtlCache<string | undefined>(cacheTtlMs);
+  // Authentication runs on every request; keys and workspaces change rarely, so look-ups are cached briefly.
+  const keys = new BoundedCache<Principal | undefined>({ max: 10_000, ttlMs: cacheTtlMs });
+  const workspaces = new BoundedCache<string | undefined>({ max: 10_000, ttlMs: cacheTtlMs });
   app.decorateRequest('principal', undefined);
   app.decorateRequest('tenantId', '');
 
@@ -78,7 +57,7 @@ export function installAuthentication(app: FastifyInstance, store: TenantStore, 
     const workspaceId = canonicalUuid(requested);
     if (workspaceId === principal.homeWorkspaceId) return workspaceId;
     // Only organization-scoped keys and admin keys may act in another workspace of their organization.
-    const organization = await workspaces.get(workspaceId, () => store.workspaceOrganization(workspaceId));
+    const organization = await workspaces.getOrLoad(workspaceId, () => store.workspaceOrganization(workspaceId));
     const allowed = organization === principal.organizationId && (principal.homeWorkspaceId === null || principal.role === 'admin');
     if (!allowed) throw forbidden(`This API key may not use workspace ${workspaceId}.`);
     return workspaceId;
@@ -90,7 +69,7 @@ export function installAuthentication(app: FastifyInstance, store: TenantStore, 
     if (config.public || config.scope === 'public' || url.startsWith('/docs') || request.is404) return;
     const key = presentedKey(request);
     if (!key) throw unauthorized('Missing API key: send it in the X-Api-Key header.');
-    const principal = await keys.get(key, () => store.principalForKey(key));
+    const principal = await keys.getOrLoad(key, () => store.principalForKey(key));
     if (!principal) throw unauthorized('Invalid API key.');
     request.principal = principal;
     if (config.admin && principal.role !== 'admin') throw forbidden('This operation needs an admin API key.');

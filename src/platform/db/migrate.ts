@@ -55,6 +55,8 @@ export async function migrate(db: Db, migrations?: Migration[]): Promise<number[
       await db.exec(`BEGIN;\n${migration.sql}\n;INSERT INTO berth_migrations (version, name) VALUES (${migration.version}, '${migration.name}');\nCOMMIT;`);
       done.push(migration.version);
     }
+    // Fresh statistics for the planner after the schema (or the engine, on first start) changed.
+    if (done.length > 0) await db.exec('ANALYZE');
     return done;
   });
 }

@@ -2,6 +2,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
 import { formatTimestamptz, INT8_OID, TIMESTAMPTZ_OID, type Db } from './db.ts';
 
+const ANALYZE_INTERVAL_MS = 60_000;
+
 /**
  * Embedded PostgreSQL (WASM) in one process. It has a single connection, so callers keep transactions
  * short and never hold one across network I/O; Kysely serialises access to that connection.
@@ -17,6 +19,11 @@ export async function openPglite(dataDir: string): Promise<Db> {
   await pglite.exec(`SET TIME ZONE 'UTC'`);
   const kysely = new Kysely<any>({ dialect: new PGliteDialect({ pglite }) });
   let lockChain: Promise<unknown> = Promise.resolve();
+  // PGlite has no autovacuum: without fresh statistics the planner mis-estimates and picks slow plans.
+  const analyze = setInterval(() => {
+    if (!pglite.closed) pglite.exec('ANALYZE').catch(() => undefined);
+  }, ANALYZE_INTERVAL_MS);
+  analyze.unref();
 
   return {
     engine: 'pglite',
@@ -46,6 +53,7 @@ export async function openPglite(dataDir: string): Promise<Db> {
       return run;
     },
     async close() {
+      clearInterval(analyze);
       await kysely.destroy();
       if (!pglite.closed) await pglite.close();
     },

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/index.ts';
 
 export type QueueOptions = Omit<Queue, 'name'>;
+
+const NO_SUCH_JOB = '00000000-0000-0000-0000-000000000000';
 export type { Job };
 
 export interface JobQueueOptions {
@@ -42,6 +44,10 @@ export class JobQueue {
     const existing = await this.#boss.getQueue(name);
     if (existing) await this.#boss.updateQueue(name, options);
     else await this.#boss.createQueue(name, options);
+    // pg-boss looks a queue up (on its own connection) the first time a job is sent to it. Inside a
+    // transaction on PGlite's single connection that look-up would wait for the transaction forever,
+    // so warm the lookup now: completing a job id that does not exist touches the queue and nothing else.
+    await this.#boss.complete(name, NO_SUCH_JOB);
   }
 
   /**

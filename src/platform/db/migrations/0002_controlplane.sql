@@ -11,6 +11,8 @@ CREATE TABLE deployments (
   active_revision_id uuid,
   image_version text,
   url text,
+  -- bumped by a trigger on every change to the deployment's revisions: readers cache revision pages by it
+  revisions_version bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
@@ -38,6 +40,16 @@ CREATE TABLE revisions (
 );
 CREATE INDEX revisions_deployment_seq ON revisions (deployment_id, seq DESC);
 CREATE INDEX revisions_deployment_status_seq ON revisions (deployment_id, status, seq DESC);
+
+-- A trigger, not application code, so that no path that changes a revision can forget to bump it.
+CREATE FUNCTION berth_bump_revisions_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE deployments SET revisions_version = revisions_version + 1
+  WHERE id = (CASE WHEN TG_OP = 'DELETE' THEN OLD.deployment_id ELSE NEW.deployment_id END);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER revisions_bump_version AFTER INSERT OR UPDATE OR DELETE ON revisions
+  FOR EACH ROW EXECUTE FUNCTION berth_bump_revisions_version();
 
 CREATE TABLE revision_logs (
   revision_id uuid NOT NULL REFERENCES revisions (id) ON DELETE CASCADE,
