@@ -34,8 +34,8 @@ export const DEFAULT_EXPORT_SETTINGS: ExportSettings = {
   heartbeatSeconds: 10,
   pollIntervalMs: 1000,
   rowsPerFile: 500_000,
-  rowGroupRows: 10_000,
-  scanPageSize: 5_000,
+  rowGroupRows: 5_000,
+  scanPageSize: 2_500,
   partSizeBytes: 8 * 1024 * 1024,
   compression: 'zstd',
 };

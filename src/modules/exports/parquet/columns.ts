@@ -15,7 +15,7 @@ export interface ColumnPlan {
 }
 
 // Nearly unique per row: a dictionary would never pay for itself, and statistics of long text are large.
-const PLAIN_FIELDS: ReadonlySet<string> = new Set(['id', 'trace_id', 'dotted_order', 'parent_run_ids', 'error']);
+const PLAIN_FIELDS: ReadonlySet<string> = new Set(['id', 'trace_id', 'parent_run_id', 'reference_example_id', 'dotted_order', 'parent_run_ids', 'error']);
 
 function jsonText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
