@@ -151,3 +151,29 @@ describe('pgSafeJson', () => {
     assert.equal(pgSafeJson('{"plain": 1}'), '{"plain": 1}');
   });
 });
+
+describe('multipart fuzzing', () => {
+  it('mutated SDK bodies either parse or raise MultipartError, and their parts never crash formToOps', () => {
+    const valid = Buffer.from([
+      '--b', `Content-Disposition: form-data; name="post.${ROOT}"`, 'Content-Type: application/json; length=2', '', `{"name":"r","run_type":"chain","dotted_order":"${ROOT_ORDER}"}`,
+      '--b', `Content-Disposition: form-data; name="post.${ROOT}.inputs"`, '', '{"q":1}',
+      '--b', `Content-Disposition: form-data; name="attachment.${ROOT}.f"`, 'Content-Type: text/plain', '', 'hello',
+      '--b--', '',
+    ].join('\r\n'));
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 2000; i++) {
+      const mutated = Buffer.from(valid);
+      const edits = 1 + Math.floor(random() * 4);
+      for (let e = 0; e < edits; e++) mutated[Math.floor(random() * mutated.length)] = Math.floor(random() * 256);
+      const body = random() < 0.2 ? mutated.subarray(0, Math.floor(random() * mutated.length)) : mutated;
+      try {
+        const parts = parseMultipart(body, 'b');
+        const { ops, issues } = formToOps(parts);
+        assert.ok(Array.isArray(ops) && Array.isArray(issues));
+      } catch (error) {
+        assert.ok(error instanceof MultipartError, `iteration ${i}: ${String(error)}`);
+      }
+    }
+  });
+});
