@@ -2,7 +2,7 @@
 // secrets never returned, tenant isolation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closedPortEndpoint, startNotS3Server, type NotS3Server, type TestS3 } from '../helpers/s3/index.ts';
+import { ALL_S3_PERMISSIONS, closedPortEndpoint, startNotS3Server, type NotS3Server, type TestS3 } from '../helpers/s3/index.ts';
 import { startTestBerth, type TestBerth } from '../helpers/berth.ts';
 import { destinationBody, FULL_KEY, NO_DELETE_KEY, READ_ONLY_KEY, startExportS3 } from '../helpers/exports.ts';
 
@@ -88,6 +88,35 @@ describe('creating a destination', () => {
     for (const loc of ['body.destination_type', 'body.display_name', 'body.config.bucket_name', 'body.config.prefix']) {
       assert.ok(locs.includes(loc), `${loc} in ${locs.join(', ')}`);
     }
+  });
+
+  test('without credentials the standard AWS credential chain of the environment is used', async () => {
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = NO_DELETE_KEY.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = NO_DELETE_KEY.secretAccessKey;
+    try {
+      const created = await server.api('POST', PATH, { body: destinationBody(s3, { prefix: 'envchain', key: null }) });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.deepEqual(created.body.credentials_keys, []);
+      assert.ok(s3.requests.some((request) => request.method === 'PUT' && request.key?.startsWith('envchain/tmp/') && request.accessKeyId === NO_DELETE_KEY.accessKeyId));
+    } finally {
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      else process.env.AWS_ACCESS_KEY_ID = saved.id;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      else process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    }
+  });
+
+  test('temporary credentials: the session token is used and listed, never returned', async () => {
+    s3.addKey({ accessKeyId: 'ASIATEMPORARY0000001', secretAccessKey: 'temp-secret', sessionToken: 'token-123', allow: new Set(ALL_S3_PERMISSIONS) });
+    const body = { ...destinationBody(s3, { prefix: 'temp', key: null }), credentials: { access_key_id: 'ASIATEMPORARY0000001', secret_access_key: 'temp-secret', session_token: 'token-123' } };
+    const created = await server.api('POST', PATH, { body });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.deepEqual(created.body.credentials_keys, ['access_key_id', 'secret_access_key', 'session_token']);
+    assert.ok(!JSON.stringify(created.body).includes('token-123'));
+    const wrongToken = await server.api('POST', PATH, { body: { ...body, credentials: { ...body.credentials, session_token: 'nope' } } });
+    assert.equal(wrongToken.status, 400);
+    assert.deepEqual(wrongToken.body, { detail: 'Access denied' });
   });
 
   test('credentials are stored encrypted', async () => {
