@@ -58,7 +58,7 @@ export class IngestService {
       entry[op.kind] = previous ? combine(previous, op, op.kind) : op;
       byId.set(op.values.id, entry);
     }
-    const candidates = [...byId.values()].map((entry) => ({ ...mergeEntry(entry), entry }));
+    const candidates = [...byId.values()].map(mergeEntry);
     await this.#completeLineage(tenantId, candidates, issues);
     const good = candidates.filter((candidate) => !candidate.rejected);
     let projectIssues: ValidationIssue[] = [];
@@ -159,7 +159,6 @@ interface Candidate {
   loc: (string | number)[];
   attachments?: RunOp['attachments'];
   rejected?: boolean;
-  entry: Merged;
 }
 
 /** Two operations of the same kind and id in one request: the later one's given fields win. */
@@ -179,7 +178,7 @@ function combine(earlier: RunOp, later: RunOp, kind: RunOp['kind']): RunOp {
 const POST_FIELDS = new Set(['trace_id', 'parent_run_id', 'parent_run_ids', 'dotted_order', 'name', 'run_type', 'start_time', 'inputs', 'serialized', 'reference_example_id', 'trace_tier']);
 
 /** A post and a patch of one run in one request become one write: post fields from the post, the rest from the patch. */
-function mergeEntry(entry: Merged): Omit<Candidate, 'entry'> {
+function mergeEntry(entry: Merged): Candidate {
   const { post, patch } = entry;
   const primary = (post ?? patch)!;
   let values = primary.values;
@@ -192,7 +191,7 @@ function mergeEntry(entry: Merged): Omit<Candidate, 'entry'> {
     }
     if (post.values.extra && patch.values.extra) values.extra = { ...post.values.extra, ...patch.values.extra };
   }
-  const candidate: Omit<Candidate, 'entry'> = { values, posted: post !== undefined, patched: patch !== undefined, loc: primary.loc };
+  const candidate: Candidate = { values, posted: post !== undefined, patched: patch !== undefined, loc: primary.loc };
   const sessionId = post?.sessionId ?? (post?.sessionName === undefined ? patch?.sessionId : undefined);
   const sessionName = post?.sessionName ?? patch?.sessionName;
   if (sessionId) candidate.sessionId = sessionId;
