@@ -55,6 +55,7 @@ export class RunWorker {
   readonly #o: RunWorkerOptions;
   readonly #active = new Map<string, AbortController>();
   readonly #finishing = new Set<Promise<void>>();
+  #reserved = 0;
   #draining = false;
   #again = false;
   #stopped = false;
@@ -90,6 +91,26 @@ export class RunWorker {
     this.wake();
   }
 
+  /**
+   * Reserves a slot for a run the API is about to queue in this process: the run is inserted already
+   * owned by this worker and starts without a claim round trip (see adopt).
+   */
+  tryReserve(): boolean {
+    if (this.#stopped || this.#active.size + this.#reserved >= this.#o.concurrency) return false;
+    this.#reserved++;
+    return true;
+  }
+
+  unreserve(): void {
+    this.#reserved = Math.max(0, this.#reserved - 1);
+  }
+
+  /** Starts a run inserted as running and owned by this worker (after tryReserve). */
+  adopt(run: RunRow): void {
+    this.unreserve();
+    this.#launch(run);
+  }
+
   /** Claims runs until this worker is full or the queue is empty. */
   wake(): void {
     if (this.#stopped) return;
@@ -106,7 +127,7 @@ export class RunWorker {
   async #drain(): Promise<void> {
     do {
       this.#again = false;
-      while (!this.#stopped && this.#active.size < this.#o.concurrency) {
+      while (!this.#stopped && this.#active.size + this.#reserved < this.#o.concurrency) {
         let run: RunRow | undefined;
         try {
           run = await this.#o.runs.claim(this.id, this.#o.leaseSeconds);
@@ -188,7 +209,7 @@ export class RunWorker {
     const emit = (event: { event: string; data: unknown }) => {
       const data = serialize(event.data);
       const id = seq++;
-      bus.publish(topic, encodeEvent(id, event.event, data));
+      bus.publish(topic, encodeEvent(id, event.event, data), { onlyIfAnnounced: true });
       if (kwargs.resumable) stored = stored.then(() => runs.appendEvents(run.run_id, [{ seq: id, event: event.event, data }])).catch(() => undefined);
     };
     const graphId = String(kwargs.config.configurable?.graph_id ?? '');

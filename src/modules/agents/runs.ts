@@ -43,12 +43,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Buffers a run's events from the moment of subscription; ends with the run's end message. */
 export class RunListener {
   readonly #queue: EncodedEvent[] = [];
+  readonly #bus: EventBus;
+  readonly #topic: string;
   #wake: (() => void) | undefined;
   #unsubscribe: () => void;
+  #withdraw: (() => void) | undefined;
   end: EncodedEvent | undefined;
 
   constructor(bus: EventBus, runId: string) {
-    this.#unsubscribe = bus.subscribe(runTopic(runId), (message) => {
+    this.#bus = bus;
+    this.#topic = runTopic(runId);
+    this.#unsubscribe = bus.subscribe(this.#topic, (message) => {
       const event = decodeEvent(message);
       if (event.event === END_EVENT) this.end = event;
       else this.#queue.push(event);
@@ -91,9 +96,24 @@ export class RunListener {
     return true;
   }
 
+  /** Asks other processes for this run's events (needed unless the run executes in this process). */
+  async announce(): Promise<void> {
+    if (!this.#withdraw) this.#withdraw = await this.#bus.announce(this.#topic);
+  }
+
   close(): void {
     this.#unsubscribe();
+    this.#withdraw?.();
   }
+}
+
+/** The worker of this process, for runs the API can start here at once. */
+export interface LocalRunner {
+  readonly id: string;
+  readonly leaseSeconds: number;
+  tryReserve(): boolean;
+  unreserve(): void;
+  adopt(run: RunRow): void;
 }
 
 export class RunService {
@@ -103,6 +123,7 @@ export class RunService {
   readonly #assistants: AssistantService;
   readonly #threads: ThreadRepo;
   readonly #checkpointer: DbCheckpointSaver;
+  local: LocalRunner | undefined;
 
   constructor(options: { db: Db; bus: EventBus; assistants: AssistantService; threads: ThreadRepo; checkpointer: DbCheckpointSaver }) {
     this.#db = options.db;
@@ -167,12 +188,18 @@ export class RunService {
       webhook: body.webhook ?? null,
     };
     const listener = options.listen ? this.listen(runId) : undefined;
+    // A run that can start at once starts in this process, inserted already owned by its worker.
+    const reserved = newRun.after_seconds === 0 && this.local?.tryReserve() === true;
+    let adopted = false;
+    const ownedBy = () => (adopted ? { workerId: this.local!.id, leaseSeconds: this.local!.leaseSeconds } : undefined);
     try {
       let cancelled: string[] = [];
       let ended: string[] = [];
       let run: RunRow;
       if (stateless) {
-        run = await this.repo.insert(newRun, { createThread: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id } });
+        adopted = reserved;
+        if (listener && !adopted) await listener.announce();
+        run = await this.repo.insert(newRun, { createThread: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id }, ownedBy: ownedBy() });
       } else {
         if (!UUID.test(targetThread)) throw notFound(`Thread with ID ${targetThread} not found`);
         ({ run, cancelled, ended } = await inTransaction(this.#db, async (tx) => {
@@ -190,14 +217,22 @@ export class RunService {
               outcome = await this.repo.requestCancel(inflight.map((r) => r.run_id), strategy, tx);
             }
           }
-          return { run: await this.repo.insert(newRun, {}, tx), cancelled: outcome.running, ended: outcome.ended };
+          adopted = reserved && inflight.length === 0;
+          // Another process may execute it: ask for its events before it can start.
+          if (listener && !adopted) await listener.announce();
+          return { run: await this.repo.insert(newRun, { ownedBy: ownedBy() }, tx), cancelled: outcome.running, ended: outcome.ended };
         }));
       }
       for (const id of cancelled) this.#bus.publish(TOPIC_CANCEL, `${id}\n${newRun.multitask_strategy}`);
       this.#endCancelled(ended);
-      this.#bus.publish(TOPIC_WAKE, String(newRun.after_seconds));
+      if (adopted) this.local!.adopt(run);
+      else {
+        if (reserved) this.local!.unreserve();
+        this.#bus.publish(TOPIC_WAKE, String(newRun.after_seconds));
+      }
       return { run, listener };
     } catch (error) {
+      if (reserved) this.local!.unreserve();
       listener?.close();
       throw error;
     }

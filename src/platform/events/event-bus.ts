@@ -6,8 +6,21 @@ import type { Db } from '../db/index.ts';
 
 export type EventHandler = (message: string) => void;
 
+export interface PublishOptions {
+  /**
+   * Send to other processes only while one of them has announced interest in the topic (bulky data
+   * nobody elsewhere reads stays in the process). Control messages leave this unset.
+   */
+  onlyIfAnnounced?: boolean;
+}
+
 export interface EventBus {
-  publish(topic: string, message: string): void;
+  publish(topic: string, message: string, options?: PublishOptions): void;
+  /**
+   * Tells other processes that this one subscribes to a topic published with `onlyIfAnnounced`.
+   * Resolves once the announcement is out; the returned function withdraws it.
+   */
+  announce(topic: string): Promise<() => void>;
   /** Resolves once every message published so far has left this process. */
   flush(): Promise<void>;
   subscribe(topic: string, handler: EventHandler): () => void;
@@ -47,6 +60,9 @@ export class LocalEventBus implements EventBus {
   publish(topic: string, message: string): void {
     this.#subscriptions.deliver(topic, message);
   }
+  async announce(): Promise<() => void> {
+    return () => undefined;
+  }
   async flush(): Promise<void> {}
   subscribe(topic: string, handler: EventHandler): () => void {
     return this.#subscriptions.subscribe(topic, handler);
@@ -56,6 +72,8 @@ export class LocalEventBus implements EventBus {
 
 /** Bytes of payload per NOTIFY piece, below PostgreSQL's 8000-byte limit with room for the header. */
 const PIECE = 7000;
+/** Reserved topic of interest announcements: message "+topic" or "-topic". */
+const INTEREST = '~bus:interest';
 
 export class PostgresEventBus implements EventBus {
   readonly #db: Db;
@@ -63,6 +81,8 @@ export class PostgresEventBus implements EventBus {
   readonly #origin = randomUUID().slice(0, 8);
   readonly #subscriptions = new Subscriptions();
   readonly #partial = new Map<string, string[]>();
+  /** Topics other processes announced, with how many announcements are live. */
+  readonly #remoteInterest = new Map<string, number>();
   #chain: Promise<unknown> = Promise.resolve();
   #unlisten: (() => Promise<void>) | undefined;
   #counter = 0;
@@ -78,9 +98,25 @@ export class PostgresEventBus implements EventBus {
     return bus;
   }
 
-  publish(topic: string, message: string): void {
+  publish(topic: string, message: string, options: PublishOptions = {}): void {
     // Subscribers in this process hear it at once; other processes through NOTIFY.
     this.#subscriptions.deliver(topic, message);
+    if (options.onlyIfAnnounced && !this.#remoteInterest.has(topic)) return;
+    this.#send(topic, message);
+  }
+
+  async announce(topic: string): Promise<() => void> {
+    this.#send(INTEREST, `+${topic}`);
+    await this.flush();
+    let withdrawn = false;
+    return () => {
+      if (withdrawn) return;
+      withdrawn = true;
+      this.#send(INTEREST, `-${topic}`);
+    };
+  }
+
+  #send(topic: string, message: string): void {
     const body = `${topic}\n${message}`;
     const id = `${this.#origin}.${++this.#counter}`;
     const count = Math.max(1, Math.ceil(body.length / PIECE));
@@ -121,7 +157,16 @@ export class PostgresEventBus implements EventBus {
     }
     const newline = body.indexOf('\n');
     if (newline < 0) return;
-    this.#subscriptions.deliver(body.slice(0, newline), body.slice(newline + 1));
+    const topic = body.slice(0, newline);
+    const message = body.slice(newline + 1);
+    if (topic === INTEREST) {
+      const target = message.slice(1);
+      const count = (this.#remoteInterest.get(target) ?? 0) + (message[0] === '+' ? 1 : -1);
+      if (count > 0) this.#remoteInterest.set(target, count);
+      else this.#remoteInterest.delete(target);
+      return;
+    }
+    this.#subscriptions.deliver(topic, message);
   }
 
   async close(): Promise<void> {

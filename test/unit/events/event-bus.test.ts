@@ -52,3 +52,29 @@ describe('event buses', () => {
     await receiver.close();
   });
 });
+
+describe('announced topics', () => {
+  test('bulky messages reach another process only while it announces interest', async () => {
+    const sender = await PostgresEventBus.start(db, 'bus_interest');
+    const receiver = await PostgresEventBus.start(db, 'bus_interest');
+    const remote = collector();
+    receiver.subscribe('run:2', remote.handler);
+    sender.publish('run:2', 'unheard', { onlyIfAnnounced: true });
+    sender.publish('run:2', 'control');
+    await sender.flush();
+    await remote.until(1);
+    const withdraw = await receiver.announce('run:2');
+    // the announcement travels through the database: wait until the sender has heard it
+    for (let i = 0; i < 100 && remote.got.length < 2; i++) {
+      sender.publish('run:2', `data ${i}`, { onlyIfAnnounced: true });
+      await sender.flush();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(remote.got[0], 'control');
+    assert.match(remote.got[1]!, /^data \d+$/);
+    withdraw();
+    await receiver.flush();
+    await sender.close();
+    await receiver.close();
+  });
+});

@@ -74,21 +74,22 @@ export class RunRepo {
   }
 
   /** Inserts the run and marks its thread busy (creating a temporary thread first when asked). */
-  async insert(run: NewRun, options: { createThread?: Record<string, unknown> }, tx: SqlExecutor = this.#db): Promise<RunRow> {
-    const createThread = options.createThread
-      ? `t0 AS (INSERT INTO agent_threads (thread_id, metadata) VALUES ($2, $10::jsonb) ON CONFLICT DO NOTHING),`
-      : '';
+  async insert(run: NewRun, options: { createThread?: Record<string, unknown>; ownedBy?: { workerId: string; leaseSeconds: number } }, tx: SqlExecutor = this.#db): Promise<RunRow> {
     const rows = await tx.query<RunRow>(
-      `WITH ${createThread}
+      `WITH t0 AS (INSERT INTO agent_threads (thread_id, metadata) SELECT $2, $10::jsonb WHERE $10::jsonb IS NOT NULL ON CONFLICT DO NOTHING),
        r AS (
-         INSERT INTO agent_runs (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, available_at, webhook)
-         VALUES ($1, $2, $3, 'pending', $4::jsonb, $5::jsonb, $6, now() + $7::float8 * interval '1 second', $8)
+         INSERT INTO agent_runs (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, available_at, webhook,
+                                 attempt, worker_id, lease_expires_at)
+         VALUES ($1, $2, $3, CASE WHEN $11::text IS NULL THEN 'pending' ELSE 'running' END, $4::jsonb, $5::jsonb, $6,
+                 now() + $7::float8 * interval '1 second', $8,
+                 CASE WHEN $11::text IS NULL THEN 0 ELSE 1 END, $11::text,
+                 CASE WHEN $11::text IS NULL THEN NULL ELSE now() + $12::float8 * interval '1 second' END)
          RETURNING ${COLUMNS}),
        t AS (UPDATE agent_threads SET status = 'busy', updated_at = now(), metadata = metadata || $9::jsonb WHERE thread_id = $2)
        SELECT * FROM r`,
       [run.run_id, run.thread_id, run.assistant_id, json(run.metadata), json(run.kwargs), run.multitask_strategy, run.after_seconds,
         run.webhook, json({ graph_id: run.kwargs.config.configurable?.graph_id, assistant_id: run.assistant_id }),
-        ...(options.createThread ? [json(options.createThread)] : [])],
+        options.createThread ? json(options.createThread) : null, options.ownedBy?.workerId ?? null, options.ownedBy?.leaseSeconds ?? 0],
     );
     return rows[0]!;
   }

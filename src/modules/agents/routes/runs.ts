@@ -27,6 +27,8 @@ function clean(body: Static<typeof S.RunCreate>): RunCreate {
 /** Writes a listener's events as SSE until the run ends or the client leaves. */
 async function pump(request: FastifyRequest, reply: FastifyReply, listener: RunListener, options: {
   headers?: Record<string, string>;
+  /** Asked while idle: a run that ended without its end message reaching us (another process died) still ends the stream. */
+  isOver?: () => Promise<boolean>;
   replay?: { seq: number; event: string; data: string }[];
   onDisconnect?: () => void;
   alreadyEnded?: boolean;
@@ -45,6 +47,7 @@ async function pump(request: FastifyRequest, reply: FastifyReply, listener: RunL
       if (sse.closed) return;
       if (next === 'timeout') {
         sse.keepAlive();
+        if (options.isOver && (await options.isOver())) return;
         continue;
       }
       if (next === undefined) return;
@@ -60,7 +63,10 @@ async function pump(request: FastifyRequest, reply: FastifyReply, listener: RunL
 /** Answers with the run's final values; past one second, keeps the connection alive with newlines. */
 async function respondWhenDone(request: FastifyRequest, reply: FastifyReply, listener: RunListener, options: {
   headers?: Record<string, string>;
+  isOver?: () => Promise<boolean>;
   finished?: () => Promise<string>;
+  /** The answer when the run ended without its end message (read from storage). */
+  fallback?: () => Promise<string>;
   onDisconnect?: () => void;
 }): Promise<void> {
   try {
@@ -83,14 +89,26 @@ async function respondWhenDone(request: FastifyRequest, reply: FastifyReply, lis
         options.onDisconnect?.();
       }
     });
-    while (!gone && !(await listener.ended(1000))) raw.write('\n');
-    if (!gone) raw.end(await resultOf());
+    let over = false;
+    while (!gone && !over && !(await listener.ended(1000))) {
+      raw.write('\n');
+      over = options.isOver ? await options.isOver() : false;
+    }
+    if (!gone) raw.end(over && !listener.end && options.finished === undefined ? await options.fallback!() : await resultOf());
   } finally {
     listener.close();
   }
 }
 
 export function registerRunRoutes(app: FastifyInstance, runs: RunService): void {
+  const isOver = (runId: string) => async () => {
+    const run = await runs.repo.get(runId);
+    return !run || runs.isTerminal(run);
+  };
+  const fallback = (runId: string) => async () => {
+    const run = await runs.repo.get(runId);
+    return run ? runs.finishedResult(run) : 'null';
+  };
   // ---- create ----
   const createBackground = async (threadId: string | undefined, body: Static<typeof S.RunCreate>, reply: FastifyReply) => {
     const { run } = await runs.create(threadId, clean(body));
@@ -102,6 +120,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
     const { run, listener } = await runs.create(threadId, body, { listen: true });
     await pump(request, reply, listener!, {
       headers: { 'content-location': location(run, threadId === undefined) },
+      isOver: isOver(run.run_id),
       onDisconnect: body.on_disconnect === 'cancel' ? () => void runs.cancel([run.run_id], 'interrupt') : undefined,
     });
   };
@@ -110,6 +129,8 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
     const { run, listener } = await runs.create(threadId, body, { listen: true });
     await respondWhenDone(request, reply, listener!, {
       headers: { 'content-location': location(run, threadId === undefined) },
+      isOver: isOver(run.run_id),
+      fallback: fallback(run.run_id),
       onDisconnect: body.on_disconnect === 'cancel' ? () => void runs.cancel([run.run_id], 'interrupt') : undefined,
     });
   };
@@ -157,18 +178,25 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
   const join = async (runId: string, threadId: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     await runs.get(runId, threadId);
     const listener = runs.listen(runId);
-    const run = await runs.get(runId, threadId).catch((error) => {
+    let run: RunRow;
+    try {
+      await listener.announce();
+      run = await runs.get(runId, threadId);
+    } catch (error) {
       listener.close();
       throw error;
-    });
+    }
     await respondWhenDone(request, reply, listener, {
       finished: runs.isTerminal(run) ? () => runs.finishedResult(run) : undefined,
+      isOver: isOver(runId),
+      fallback: fallback(runId),
     });
   };
   const joinStream = async (runId: string, threadId: string | undefined, cancelOnDisconnect: boolean, request: FastifyRequest, reply: FastifyReply) => {
     const listener = runs.listen(runId);
     let run: RunRow;
     try {
+      await listener.announce();
       run = await runs.get(runId, threadId);
     } catch (error) {
       listener.close();
@@ -182,6 +210,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
     await pump(request, reply, listener, {
       replay,
       alreadyEnded: runs.isTerminal(run as RunRow & { status: RunStatus }),
+      isOver: isOver(runId),
       onDisconnect: cancelOnDisconnect ? () => void runs.cancel([runId], 'interrupt') : undefined,
     });
   };
