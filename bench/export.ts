@@ -29,7 +29,7 @@ const ENCODE_SAMPLE = Math.min(ROWS, 200_000);
 
 const s3Process = spawn(process.execPath, ['bench/export-s3-server.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
 const s3Lines = createInterface({ input: s3Process.stdout! })[Symbol.asyncIterator]();
-const { endpoint } = JSON.parse((await s3Lines.next()).value);
+const { endpoint } = JSON.parse((await s3Lines.next()).value ?? '{}');
 
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'berth-bench-'));
 const apiKey = `bench_${randomBytes(12).toString('hex')}`;
@@ -99,7 +99,7 @@ try {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   if (done.status !== 'COMPLETED') throw new Error(`export ${done.status}: ${JSON.stringify((await api('GET', `/api/v1/bulk-exports/${created.body.id}/runs`)).body)}`);
   s3Process.stdin!.write('size?\n');
-  const { bytes } = JSON.parse((await s3Lines.next()).value);
+  const { bytes } = JSON.parse((await s3Lines.next()).value ?? '{}');
 
   // 2. Raw read rate: the same keyset scan, same fields and page size, rows discarded.
   const scanner = new RunScanner(berth.db);

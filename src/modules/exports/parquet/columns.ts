@@ -10,7 +10,12 @@ import { isoToMicros } from '../timestamps.ts';
 
 export interface ColumnPlan {
   schema: SchemaElement[];
-  /** Turns a batch of rows into one array per column, in schema order. */
+  /** Every column's settings, without data, in schema order. */
+  columns: Omit<ColumnSource, 'data'>[];
+  /** Turns a batch of rows into one value array per column, in schema order (plain data: cloneable to a thread). */
+  toData(rows: readonly Record<string, unknown>[]): unknown[][];
+  /** `columns` with `toData`'s arrays attached. */
+  withData(data: unknown[][]): ColumnSource[];
   toColumns(rows: readonly Record<string, unknown>[]): ColumnSource[];
 }
 
@@ -129,16 +134,16 @@ function columnSpec(name: ExportField, version: FormatVersion): ColumnSpec {
 export function columnPlan(fields: readonly ExportField[], version: FormatVersion): ColumnPlan {
   const specs = fields.map((name) => ({ name, spec: columnSpec(name, version) }));
   const schema: SchemaElement[] = [{ name: 'root', num_children: specs.length }, ...specs.flatMap(({ spec }) => spec.elements)];
-  return {
-    schema,
-    toColumns(rows) {
-      return specs.map(({ name, spec }) => {
-        const data = new Array(rows.length);
-        for (let i = 0; i < rows.length; i++) data[i] = spec.convert(rows[i]![name]);
-        const column: ColumnSource = { name, data, statistics: spec.statistics };
-        if (spec.plain) column.encoding = 'PLAIN';
-        return column;
-      });
-    },
-  };
+  const columns = specs.map(({ name, spec }) => {
+    const column: Omit<ColumnSource, 'data'> = { name, statistics: spec.statistics };
+    if (spec.plain) column.encoding = 'PLAIN';
+    return column;
+  });
+  const toData = (rows: readonly Record<string, unknown>[]) => specs.map(({ name, spec }) => {
+    const data = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) data[i] = spec.convert(rows[i]![name]);
+    return data;
+  });
+  const withData = (data: unknown[][]) => columns.map((column, index) => ({ ...column, data: data[index]! }) as ColumnSource);
+  return { schema, columns, toData, withData, toColumns: (rows) => withData(toData(rows)) };
 }
