@@ -13,6 +13,8 @@ export interface StreamEvent {
 export interface ExecutionOutcome {
   /** The last full state the graph streamed (what `wait` and `join` answer). */
   values: unknown;
+  /** Nodes due after the last checkpoint of the root graph; empty when the run went to the end. */
+  next: string[] | undefined;
 }
 
 /** Messages become their dict form ({type, content, …}), as the official servers send them. */
@@ -53,6 +55,8 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
   const libModes = new Set<string>([...requested].filter((mode) => mode !== 'events' && mode !== 'messages-tuple' && mode !== 'messages'));
   if (requested.has('messages-tuple')) libModes.add('messages');
   libModes.add('values');
+  // The last checkpoint tells whether the run went to the end, so the thread's state need not be read back.
+  if (!kwargs.temporary) libModes.add('checkpoints');
   const configurable: Record<string, unknown> = { ...kwargs.config.configurable, thread_id: run.thread_id };
   if (kwargs.checkpoint_id) configurable.checkpoint_id = kwargs.checkpoint_id;
   if (kwargs.checkpoint) Object.assign(configurable, kwargs.checkpoint);
@@ -74,11 +78,13 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
 
   emit({ event: 'metadata', data: { run_id: run.run_id, attempt: run.attempt } });
   let values: unknown = null;
+  let next: string[] | undefined;
 
   const onChunk = (chunk: unknown) => {
     const [ns, mode, data] = (kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [string[], string, unknown];
     const suffix = kwargs.subgraphs && ns.length ? `|${ns.join('|')}` : '';
     if (mode === 'values' && !suffix) values = data;
+    if (mode === 'checkpoints' && !suffix) next = (data as { next?: string[] }).next;
     if (mode === 'messages') {
       if (requested.has('messages-tuple')) emit({ event: `messages${suffix}`, data });
     } else if (requested.has(mode)) {
@@ -88,7 +94,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
 
   if (!requested.has('events') && !requested.has('messages')) {
     for await (const chunk of await graph.stream(input, streamOptions)) onChunk(chunk);
-    return { values };
+    return { values, next };
   }
 
   const partial = new Map<string, any>();
@@ -120,5 +126,5 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
       emit({ event: 'messages/partial', data: [partial.get(message.id)] });
     }
   }
-  return { values };
+  return { values, next };
 }

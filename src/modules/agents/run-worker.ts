@@ -216,6 +216,7 @@ export class RunWorker {
     const started = Date.now();
     let status: RunStatus = 'success';
     let values: unknown = null;
+    let next: string[] | undefined;
     let failure: { error: string; message: string } | undefined;
     let graph: RunnableGraph | undefined;
     try {
@@ -224,6 +225,7 @@ export class RunWorker {
         && (await runs.hasCheckpoints(run.thread_id, run.run_id));
       const outcome = await executeRun({ graph, run, resume, signal: controller.signal, Command: this.#o.Command, emit });
       values = outcome.values;
+      next = outcome.next;
       if (controller.signal.aborted) status = 'interrupted';
     } catch (error) {
       if (controller.signal.aborted) {
@@ -238,9 +240,13 @@ export class RunWorker {
     const reason = controller.signal.reason as CancelAction | 'lost' | undefined;
     if (reason === 'lost') return;
 
+    const valuesJson = serialize(values);
     let thread: FinalThreadState | undefined;
     if (kwargs.temporary) {
-      thread = { values, interrupts: {}, status: status === 'error' ? 'error' : 'idle', error: failure };
+      thread = { values, valuesJson, interrupts: {}, status: status === 'error' ? 'error' : 'idle', error: failure };
+    } else if (status === 'success' && next !== undefined && next.length === 0 && values !== null) {
+      // The run went to the end: its last values are the thread's state, nothing is pending.
+      thread = { values, valuesJson, interrupts: {}, status: 'idle' };
     } else if (graph) {
       if (reason === 'rollback') await checkpointer.deleteRunCheckpoints(run.thread_id, run.run_id);
       try {
@@ -260,14 +266,14 @@ export class RunWorker {
       if (!mine) return;
     }
     await stored;
-    const result = failure ? { __error__: failure } : values;
-    bus.publish(topic, encodeEvent(-1, END_EVENT, JSON.stringify({ status, result: serialize(result) })));
+    const result = failure ? JSON.stringify({ __error__: failure }) : valuesJson;
+    bus.publish(topic, encodeEvent(-1, END_EVENT, JSON.stringify({ status, result })));
     this.#o.metrics.observe(status, (Date.now() - started) / 1000);
     log.debug({ status, run_ms: Date.now() - started }, 'run finished');
     if (kwargs.temporary && kwargs.on_completion !== 'keep') {
       await threads.delete(run.thread_id).catch((error) => log.warn({ err: error }, 'deleting the temporary thread failed'));
     }
-    if (run.webhook) this.#o.webhooks.send(run.webhook, { ...run, status, values: JSON.parse(serialize(values)), ...(failure ? { error: failure } : {}) });
+    if (run.webhook) this.#o.webhooks.send(run.webhook, { ...run, status, values: JSON.parse(valuesJson), ...(failure ? { error: failure } : {}) });
   }
 
   async stop(): Promise<void> {

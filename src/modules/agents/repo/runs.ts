@@ -58,6 +58,8 @@ export interface NewRun {
 
 export interface FinalThreadState {
   values: unknown;
+  /** The values as JSON text already (saves serializing a large state twice). */
+  valuesJson?: string;
   interrupts: Record<string, unknown>;
   status: ThreadStatus;
   error?: unknown;
@@ -168,7 +170,7 @@ export class RunRepo {
            updated_at = now(), state_updated_at = CASE WHEN $4 THEN now() ELSE t.state_updated_at END
          FROM r WHERE t.thread_id = r.thread_id)
        SELECT 1 FROM r`,
-      [runId, workerId, status, thread !== undefined, JSON.stringify(thread?.values ?? null), json(thread?.interrupts),
+      [runId, workerId, status, thread !== undefined, thread?.valuesJson ?? JSON.stringify(thread?.values ?? null), json(thread?.interrupts),
         thread?.status ?? 'idle', thread?.error === undefined ? null : JSON.stringify(thread.error)],
     );
     return rows.length > 0;
