@@ -74,6 +74,21 @@ describe('runs', { timeout: 30_000 }, () => {
     assert.ok(events.some((event) => event.event === 'events' && event.data.event === 'on_chat_model_stream'));
   });
 
+  test('debug, tasks and checkpoints modes carry checkpoint ids and task results', async () => {
+    const thread = await client.threads.create();
+    const events = await collect(client.runs.stream(thread.thread_id, 'echo', { input: human('x'), streamMode: ['debug', 'tasks', 'checkpoints'] as any }));
+    const checkpoints = events.filter((event) => event.event === 'checkpoints');
+    assert.ok(checkpoints.length >= 2);
+    assert.equal(checkpoints.at(-1)!.data.checkpoint.thread_id, thread.thread_id);
+    assert.equal(checkpoints.at(-1)!.data.parent_checkpoint.checkpoint_id, checkpoints.at(-2)!.data.checkpoint.checkpoint_id);
+    assert.deepEqual(checkpoints.at(-1)!.data.next, []);
+    const result = events.find((event) => event.event === 'tasks' && event.data.result);
+    assert.equal(result!.data.name, 'reply');
+    assert.ok(events.some((event) => event.event === 'debug' && event.data.type === 'checkpoint' && event.data.payload.checkpoint));
+    const state = await client.threads.getState(thread.thread_id);
+    assert.equal(state.checkpoint.checkpoint_id, checkpoints.at(-1)!.data.checkpoint.checkpoint_id);
+  });
+
   test('subgraph events are namespaced with stream_subgraphs', async () => {
     const events = await collect(client.runs.stream(null, 'nested', { input: { items: [] }, streamMode: ['updates'], streamSubgraphs: true }));
     assert.ok(events.some((event) => event.event === 'updates'));

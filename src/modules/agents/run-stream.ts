@@ -29,6 +29,30 @@ export function serialize(value: unknown): string {
   });
 }
 
+function checkpointOf(config: any): Record<string, unknown> | null {
+  const c = config?.configurable;
+  if (!c?.thread_id || !c.checkpoint_id) return null;
+  return { thread_id: c.thread_id, checkpoint_id: c.checkpoint_id, checkpoint_ns: c.checkpoint_ns || '', checkpoint_map: c.checkpoint_map ?? null };
+}
+
+function publicConfig(config: any): unknown {
+  if (!config?.configurable) return config;
+  const { callbacks: _callbacks, ...rest } = config;
+  return { ...rest, configurable: Object.fromEntries(Object.entries(config.configurable).filter(([key]) => !key.startsWith('__'))) };
+}
+
+/** A checkpoint event as the official servers send it: checkpoint ids beside the configs, snake_case names. */
+function checkpointEvent(payload: any): unknown {
+  const { parentConfig, ...rest } = payload;
+  return {
+    ...rest,
+    config: publicConfig(payload.config),
+    parent_config: publicConfig(parentConfig),
+    checkpoint: checkpointOf(payload.config),
+    parent_checkpoint: checkpointOf(parentConfig),
+  };
+}
+
 function commandFrom(command: RunRow['kwargs']['command'], Command: any): unknown {
   if (!command) return undefined;
   const goto = command.goto === undefined || command.goto === null
@@ -81,10 +105,13 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
   let next: string[] | undefined;
 
   const onChunk = (chunk: unknown) => {
-    const [ns, mode, data] = (kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [string[], string, unknown];
+    const [ns, mode, raw] = (kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [string[], string, any];
+    let data: unknown = raw;
+    if (mode === 'checkpoints') data = checkpointEvent(raw);
+    else if (mode === 'debug' && raw?.type === 'checkpoint') data = { ...raw, payload: checkpointEvent(raw.payload) };
     const suffix = kwargs.subgraphs && ns.length ? `|${ns.join('|')}` : '';
     if (mode === 'values' && !suffix) values = data;
-    if (mode === 'checkpoints' && !suffix) next = (data as { next?: string[] }).next;
+    if (mode === 'checkpoints' && !suffix) next = (raw as { next?: string[] }).next;
     if (mode === 'messages') {
       if (requested.has('messages-tuple')) emit({ event: `messages${suffix}`, data });
     } else if (requested.has(mode)) {
