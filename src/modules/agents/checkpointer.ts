@@ -23,18 +23,18 @@ interface CheckpointRow {
   checkpoint_id: string;
   parent_checkpoint_id: string | null;
   type: string;
-  checkpoint: Uint8Array;
+  checkpoint: string;
   metadata: Record<string, unknown>;
   writes: { task_id: string; channel: string; type: string; value: string }[] | null;
 }
 
 const textDecoder = new TextDecoder();
 
-/** Pending writes travel as base64 inside a JSON aggregate so that a checkpoint and its writes come back in one query. */
+/** Pending writes travel inside a JSON aggregate so that a checkpoint and its writes come back in one query. */
 const SELECT_TUPLE = `
   SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint, c.metadata,
-    (SELECT json_agg(json_build_object('task_id', w.task_id, 'channel', w.channel, 'type', w.type,
-                                       'value', encode(w.value, 'base64')) ORDER BY w.task_id, w.idx)
+    (SELECT json_agg(json_build_object('task_id', w.task_id, 'channel', w.channel, 'type', w.type, 'value', w.value)
+                     ORDER BY w.task_id, w.idx)
        FROM agent_checkpoint_writes w
       WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id) AS writes
   FROM agent_checkpoints c`;
@@ -48,13 +48,13 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async #toTuple(row: CheckpointRow): Promise<CheckpointTuple> {
-    const checkpoint = (await this.serde.loadsTyped(row.type, toBytes(row.checkpoint))) as Checkpoint;
+    const checkpoint = (await this.serde.loadsTyped(row.type, fromText(row.type, row.checkpoint))) as Checkpoint;
     const metadata = (await this.serde.loadsTyped('json', JSON.stringify(row.metadata))) as CheckpointMetadata;
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
       (row.writes ?? []).map(async (write) => [
         write.task_id,
         write.channel,
-        await this.serde.loadsTyped(write.type, Buffer.from(write.value, 'base64')),
+        await this.serde.loadsTyped(write.type, fromText(write.type, write.value)),
       ] as CheckpointPendingWrite),
     );
     const tuple: CheckpointTuple = {
@@ -130,7 +130,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
        ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
        DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
                      parent_checkpoint_id = EXCLUDED.parent_checkpoint_id`,
-      [String(threadId), ns, checkpoint.id, parentId, type, bytes, jsonText(metadataBytes)],
+      [String(threadId), ns, checkpoint.id, parentId, type, toText(type, bytes), jsonText(metadataBytes)],
     );
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
@@ -151,7 +151,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     const values = writes.map(([channel], index) => {
       const [type, bytes] = serialized[index]!;
       const idx = WRITES_IDX_MAP[channel] ?? index;
-      params.push(String(threadId), ns, checkpointId, taskId, idx, channel, type, bytes, taskPath);
+      params.push(String(threadId), ns, checkpointId, taskId, idx, channel, type, toText(type, bytes), taskPath);
       const base = params.length - 9;
       return `(${Array.from({ length: 9 }, (_, i) => `$${base + i + 1}`).join(', ')})`;
     });
@@ -227,8 +227,13 @@ function withRunIdentity(metadata: CheckpointMetadata, configurable: Record<stri
   return Object.keys(extra).length ? { ...metadata, ...extra } : metadata;
 }
 
-function toBytes(value: Uint8Array | string): Uint8Array {
-  return typeof value === 'string' ? Buffer.from(value, 'hex') : value;
+/** Serialized values are stored as text: JSON as itself, anything else as base64. */
+function toText(type: string, bytes: Uint8Array): string {
+  return type === 'json' ? textDecoder.decode(bytes) : Buffer.from(bytes).toString('base64');
+}
+
+function fromText(type: string, text: string): Uint8Array | string {
+  return type === 'json' ? text : Buffer.from(text, 'base64');
 }
 
 /** jsonb cannot hold NUL characters; metadata never needs them. */

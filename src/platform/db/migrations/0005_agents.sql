@@ -79,8 +79,10 @@ CREATE TABLE agent_checkpoints (
   checkpoint_ns text NOT NULL DEFAULT '',
   checkpoint_id text NOT NULL,
   parent_checkpoint_id text,
+  -- serializer type; the value is the serialized text for "json", base64 otherwise (text is much
+  -- cheaper than bytea on the embedded engine)
   type text NOT NULL,
-  checkpoint bytea NOT NULL,
+  checkpoint text NOT NULL,
   metadata jsonb NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
@@ -94,7 +96,7 @@ CREATE TABLE agent_checkpoint_writes (
   idx integer NOT NULL,
   channel text NOT NULL,
   type text NOT NULL,
-  value bytea NOT NULL,
+  value text NOT NULL,
   task_path text NOT NULL DEFAULT '',
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
 );
