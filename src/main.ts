@@ -61,8 +61,17 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
     const queue = new JobQueue(db, { superviseIntervalSeconds: config.controlPlane.superviseIntervalSeconds, logger });
     await queue.start();
     closers.push(() => queue.stop());
+    const tracing = createTracing({ db, options: { maxBodyBytes: config.tracing.maxBodyBytes, version: VERSION } });
     const controlPlane = await createControlPlane({
       db, queue, secrets, logger,
+      // Each deployment traces into a project of its own name, as on the hosted platform.
+      projects: {
+        ensure: async (tenantId, name) => void (await tracing.sessions.create(tenantId, { name }, true)),
+        deleteByName: async (tenantId, name) => {
+          const [project] = await tracing.sessions.list(tenantId, { name }, 1, 0);
+          if (project) await tracing.sessions.delete(tenantId, project.id);
+        },
+      },
       pipeline: {
         dataDir: config.dataDir,
         buildConcurrency: config.controlPlane.buildConcurrency,
@@ -70,7 +79,6 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
         heartbeatSeconds: config.controlPlane.jobHeartbeatSeconds,
       },
     });
-    const tracing = createTracing({ db, options: { maxBodyBytes: config.tracing.maxBodyBytes, version: VERSION } });
     const exports = createExports({
       db, secrets, logger, settings: config.exports, projects: tracing.sessions,
       clock: options.exportClock, wrapRunSource: options.wrapExportRunSource,

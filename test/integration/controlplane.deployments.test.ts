@@ -204,6 +204,20 @@ describe('patch', () => {
   });
 });
 
+describe('tracing project', () => {
+  test('a deployment creates a tracing project of its name; delete_tracing_project=true removes it', async () => {
+    const projectsNamed = async (name: string) => ((await server.api('GET', `/sessions?name=${name}`)).body as { name: string }[]).filter((p) => p.name === name);
+    const kept = (await server.api('POST', '/v2/deployments', { body: image('traced-kept') })).body;
+    const dropped = (await server.api('POST', '/v2/deployments', { body: image('traced-dropped') })).body;
+    assert.equal((await projectsNamed('traced-kept')).length, 1);
+    assert.equal((await projectsNamed('traced-dropped')).length, 1);
+    assert.equal((await server.api('DELETE', `/v2/deployments/${kept.id}`)).status, 204);
+    assert.equal((await server.api('DELETE', `/v2/deployments/${dropped.id}?delete_tracing_project=true`)).status, 204);
+    assert.equal((await projectsNamed('traced-kept')).length, 1, 'kept by default');
+    assert.equal((await projectsNamed('traced-dropped')).length, 0);
+  });
+});
+
 describe('delete and isolation', () => {
   test('DELETE is 204, then 404', async () => {
     const created = (await server.api('POST', '/v2/deployments', { body: image('doomed') })).body;

@@ -8,10 +8,11 @@ import { DataPlaneReportService } from './dataplane.ts';
 import { RevisionPipeline, type PipelineOptions } from './pipeline/revision-pipeline.ts';
 import { ControlPlaneRepo } from './repo.ts';
 import { registerControlPlaneRoutes } from './routes.ts';
-import { ControlPlaneService } from './service.ts';
+import { ControlPlaneService, type TracingProjects } from './service.ts';
 
 export type { DataPlaneDriver, DataPlaneReports, DeployReport } from './dataplane.ts';
 export type { PipelineOptions } from './pipeline/revision-pipeline.ts';
+export type { TracingProjects } from './service.ts';
 
 export interface ControlPlane {
   service: ControlPlaneService;
@@ -22,11 +23,11 @@ export interface ControlPlane {
   stopWorkers(): void;
 }
 
-export async function createControlPlane(deps: { db: Db; queue: JobQueue; secrets: SecretBox; logger: Logger; pipeline: PipelineOptions }): Promise<ControlPlane> {
+export async function createControlPlane(deps: { db: Db; queue: JobQueue; secrets: SecretBox; logger: Logger; pipeline: PipelineOptions; projects: TracingProjects }): Promise<ControlPlane> {
   const repo = new ControlPlaneRepo(deps.db);
   const pipeline = new RevisionPipeline(repo, deps.queue, deps.pipeline, deps.logger.child({ module: 'controlplane' }));
   await pipeline.declareQueues();
-  const service = new ControlPlaneService(repo, deps.secrets, pipeline);
+  const service = new ControlPlaneService(repo, deps.secrets, pipeline, deps.projects);
   const dataPlane = new DataPlaneReportService(repo);
   return {
     service,

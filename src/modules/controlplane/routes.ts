@@ -69,10 +69,10 @@ export function registerControlPlaneRoutes(app: FastifyInstance, service: Contro
     schema: { tags, summary: 'Patch Deployment', params: DeploymentParams, body: DeploymentPatchRequest, response: { 200: Deployment, 400: ErrorBody, ...errors } },
   }, async (request) => service.patch(request.tenantId, request.params.deployment_id, request.body));
 
-  app.delete<{ Params: Static<typeof DeploymentParams> }>('/v2/deployments/:deployment_id', {
+  app.delete<{ Params: Static<typeof DeploymentParams>; Querystring: Static<typeof DeleteDeploymentQuery> }>('/v2/deployments/:deployment_id', {
     schema: { tags, summary: 'Delete Deployment', params: DeploymentParams, querystring: DeleteDeploymentQuery, response: { 204: Type.Null(), ...errors } },
   }, async (request, reply) => {
-    await service.delete(request.tenantId, request.params.deployment_id);
+    await service.delete(request.tenantId, request.params.deployment_id, { deleteTracingProject: request.query.delete_tracing_project });
     return reply.code(204).send();
   });
 

@@ -16,6 +16,14 @@ export interface RevisionScheduler {
   schedule(trx: ControlPlaneTx, revisionId: string): Promise<void>;
 }
 
+/** The trace store's projects, seen from the control plane: a deployment traces into a project of its name. */
+export interface TracingProjects {
+  /** Creates the project of this name unless it exists. */
+  ensure(tenantId: string, name: string): Promise<void>;
+  /** Deletes the project of this name, with its runs, if there is one. */
+  deleteByName(tenantId: string, name: string): Promise<void>;
+}
+
 export const deploymentNotFound = (id: string) => notFound(`Deployment ID ${id} not found.`);
 export const revisionNotFound = (id: string) => notFound(`Revision ID ${id} not found.`);
 
@@ -39,11 +47,13 @@ export class ControlPlaneService {
   readonly #repo: ControlPlaneRepo;
   readonly #secrets: SecretBox;
   readonly #scheduler: RevisionScheduler;
+  readonly #projects: TracingProjects;
 
-  constructor(repo: ControlPlaneRepo, secrets: SecretBox, scheduler: RevisionScheduler) {
+  constructor(repo: ControlPlaneRepo, secrets: SecretBox, scheduler: RevisionScheduler, projects: TracingProjects) {
     this.#repo = repo;
     this.#secrets = secrets;
     this.#scheduler = scheduler;
+    this.#projects = projects;
   }
 
   #sealSecrets(secrets: { name: string; value: string }[]): Record<string, string> {
@@ -81,6 +91,7 @@ export class ControlPlaneService {
       });
       await this.#newRevision(trx, tenantId, id, source, revisionConfig);
     });
+    await this.#projects.ensure(tenantId, input.name);
     return this.get(tenantId, id);
   }
 
@@ -154,8 +165,10 @@ export class ControlPlaneService {
     return this.get(tenantId, id);
   }
 
-  async delete(tenantId: string, id: string): Promise<void> {
+  async delete(tenantId: string, id: string, options: { deleteTracingProject: boolean }): Promise<void> {
+    const deployment = await this.#deploymentOr404(tenantId, id);
     if (!(await this.#repo.deleteDeployment(tenantId, id))) throw deploymentNotFound(id);
+    if (options.deleteTracingProject) await this.#projects.deleteByName(tenantId, deployment.name);
   }
 
   /** A number that changes with every change to the deployment's revisions (for caching pages); 404 if not the tenant's. */
