@@ -38,6 +38,21 @@ async function defaultOrganization(store: TenantStore) {
   return organization;
 }
 
+/** Graceful shutdown on SIGTERM/SIGINT: finish what is in flight, close storage; give up after 30 s. */
+function stopOnSignals(running: { logger: { info(details: object, message: string): void }; close(): Promise<void> }): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    running.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { role: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
   const env = { ...process.env };
@@ -56,17 +71,7 @@ async function serve(args: string[]): Promise<void> {
   if (berth.url) lines.push(`API reference: ${berth.url}/docs`);
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    berth.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
-    berth.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals(berth);
 }
 
 async function agentServer(args: string[]): Promise<void> {
@@ -77,17 +82,7 @@ async function agentServer(args: string[]): Promise<void> {
   const config = loadConfig(env);
   const running = await startAgentServer(config, { configFile: values.config ?? 'langgraph.json' });
   process.stdout.write(`Berth agent server listening on ${running.url} (storage: ${running.db.engine}, graphs: ${running.server.registry.ids().join(', ')})\nAPI reference: ${running.url}/docs\n`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    running.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 30_000);
-    force.unref();
-    running.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals(running);
 }
 
 async function keys(args: string[]): Promise<void> {
