@@ -82,6 +82,10 @@ describe('a multi-day export', () => {
     assert.equal(day2.metadata.result.exported_files[0], `${root}/year=2026/month=03/day=02/${day2.id}-00000.parquet`);
     assert.ok(day2.metadata.result.latest_cursor);
     assert.deepEqual(day2.errors, {});
+    const one = await server.api('GET', `/api/v1/bulk-exports/${created.body.id}/runs/${day2.id}`);
+    assert.equal(one.status, 200);
+    assert.deepEqual(one.body, day2);
+    assert.equal((await server.api('GET', `/api/v1/bulk-exports/${created.body.id}/runs/00000000-0000-4000-8000-000000000000`)).status, 404);
 
     const { rows, types, files } = await readParquet(s3, 'exports', `lake/export_id=${created.body.id}/`);
     assert.equal(files.length, runs.reduce((sum: number, run: any) => sum + run.metadata.result.exported_files.length, 0));

@@ -74,12 +74,18 @@ export class ParquetFile {
   readonly #writer: ParquetWriter;
   readonly #bytes: PartWriter;
   readonly #plan: ColumnPlan;
+  #uploading: Promise<void> = Promise.resolve();
 
   private constructor(upload: MultipartUpload, options: ParquetFileOptions) {
     this.key = options.key;
     this.#upload = upload;
     this.#plan = options.plan;
-    this.#bytes = new PartWriter(options.partSizeBytes, (part) => upload.uploadPart(part));
+    // One part uploads while the next row groups encode; the writer waits only when a second part is ready.
+    this.#bytes = new PartWriter(options.partSizeBytes, async (part) => {
+      await this.#uploading;
+      this.#uploading = upload.uploadPart(part);
+      this.#uploading.catch(() => undefined);
+    });
     this.#writer = new ParquetWriter({
       writer: this.#bytes,
       schema: options.plan.schema,
@@ -118,10 +124,12 @@ export class ParquetFile {
   /** Writes the footer, uploads the last part and completes the upload: the object appears whole or not at all. */
   async close(): Promise<void> {
     await this.#writer.finish();
+    await this.#uploading;
     await this.#upload.complete();
   }
 
   async abort(): Promise<void> {
+    await this.#uploading.catch(() => undefined);
     await this.#upload.abort();
   }
 }
