@@ -173,6 +173,33 @@ describe('runs', { timeout: 30_000 }, () => {
     assert.notEqual((await client.threads.get(thread.thread_id)).status, 'busy');
   });
 
+  test('bulk cancel: pending runs end at once, running ones are interrupted; a stream disconnect can cancel', async () => {
+    const thread = await client.threads.create();
+    const running = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 2000 } });
+    const queued = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 1 }, multitaskStrategy: 'enqueue' });
+    await eventually(() => client.runs.get(thread.thread_id, running.run_id), (run) => run.status === 'running');
+    // bulk cancel is newer than the pinned SDK: the same request by hand
+    const response = await fetch(`${server.url}/runs/cancel?action=interrupt`, {
+      method: 'POST', headers: { 'x-api-key': server.storage.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ thread_id: thread.thread_id, status: 'all' }),
+    });
+    assert.equal(response.status, 204);
+    await eventually(() => client.runs.get(thread.thread_id, running.run_id), (run) => run.status === 'interrupted');
+    assert.equal((await client.runs.get(thread.thread_id, queued.run_id)).status, 'interrupted');
+    await eventually(() => client.threads.get(thread.thread_id), (t) => t.status !== 'busy');
+
+    const other = await client.threads.create();
+    const controller = new AbortController();
+    let runId: string | undefined;
+    const stream = client.runs.stream(other.thread_id, 'slow', { input: { ms: 3000 }, onDisconnect: 'cancel', signal: controller.signal, onRunCreated: (meta: any) => { runId = meta.run_id; } });
+    try {
+      for await (const event of stream) if (event.event === 'metadata') controller.abort();
+    } catch {
+      // the SDK may end the iteration or throw on abort
+    }
+    await eventually(() => client.runs.get(other.thread_id, runId!), (run) => run.status === 'interrupted');
+  });
+
   test('multitask reject answers 422; enqueue runs strictly after', async () => {
     const thread = await client.threads.create();
     const first = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 200 } });
@@ -223,6 +250,33 @@ describe('runs', { timeout: 30_000 }, () => {
     const text = await response.text();
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
     assert.deepEqual(ids, Array.from({ length: all.length - 2 }, (_, index) => index + 2));
+  });
+
+  test('thread join-stream carries the events of each run on the thread', async () => {
+    const thread = await client.threads.create();
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const joined = (async () => {
+      try {
+        for await (const event of client.threads.joinStream(thread.thread_id, { signal: controller.signal } as any)) {
+          if (event.event === 'metadata') seen.push((event.data as any).run_id);
+          if (seen.length === 2) controller.abort();
+        }
+      } catch {
+        // aborted
+      }
+    })();
+    // Runs made before the stream is established are not seen: keep making runs until two were.
+    const created: string[] = [];
+    while (seen.length < 2 && created.length < 50) {
+      const run = await client.runs.create(thread.thread_id, 'echo', { input: human(String(created.length)) });
+      await client.runs.join(thread.thread_id, run.run_id);
+      created.push(run.run_id);
+    }
+    await joined;
+    const at = created.indexOf(seen[0]!);
+    assert.ok(at >= 0);
+    assert.deepEqual(seen, created.slice(at, at + 2), 'consecutive runs, in order');
   });
 
   test('after_seconds delays the start; webhook receives the finished run', async () => {

@@ -4,6 +4,11 @@ export const TOPIC_WAKE = 'agents:wake';
 export const TOPIC_CANCEL = 'agents:cancel';
 export const END_EVENT = '__end__';
 
+/** Every event of every run of a thread (thread join-stream). */
+export function threadTopic(threadId: string): string {
+  return `thread:${threadId}`;
+}
+
 export function runTopic(runId: string): string {
   return `run:${runId}`;
 }

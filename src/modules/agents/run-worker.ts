@@ -10,7 +10,7 @@ import type { GraphRegistry, RunnableGraph } from './graphs.ts';
 import { executeRun, serialize } from './run-stream.ts';
 import type { CancelAction, FinalThreadState, RunRepo, RunRow, RunStatus } from './repo/runs.ts';
 import type { ThreadRepo } from './repo/threads.ts';
-import { END_EVENT, encodeEvent, runTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
+import { END_EVENT, encodeEvent, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
 import type { WebhookSender } from './webhooks.ts';
 import type { RunMetrics } from './metrics.ts';
 
@@ -203,13 +203,16 @@ export class RunWorker {
     const { runs, threads, registry, checkpointer, bus, logger } = this.#o;
     const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const topic = runTopic(run.run_id);
+    const threadEvents = threadTopic(run.thread_id);
     const kwargs = run.kwargs;
     let seq = (run.attempt - 1) * SEQ_PER_ATTEMPT;
     let stored: Promise<unknown> = Promise.resolve();
     const emit = (event: { event: string; data: unknown }) => {
       const data = serialize(event.data);
       const id = seq++;
-      bus.publish(topic, encodeEvent(id, event.event, data), { onlyIfAnnounced: true });
+      const encoded = encodeEvent(id, event.event, data);
+      bus.publish(topic, encoded, { onlyIfAnnounced: true });
+      bus.publish(threadEvents, encoded, { onlyIfAnnounced: true });
       if (kwargs.resumable) stored = stored.then(() => runs.appendEvents(run.run_id, [{ seq: id, event: event.event, data }])).catch(() => undefined);
     };
     const graphId = String(kwargs.config.configurable?.graph_id ?? '');
@@ -267,13 +270,20 @@ export class RunWorker {
     }
     await stored;
     const result = failure ? JSON.stringify({ __error__: failure }) : valuesJson;
-    bus.publish(topic, encodeEvent(-1, END_EVENT, JSON.stringify({ status, result })));
+    // Listeners elsewhere announced themselves; one that announced too late finds the run ended in storage.
+    bus.publish(topic, encodeEvent(-1, END_EVENT, JSON.stringify({ status, result })), { onlyIfAnnounced: true });
     this.#o.metrics.observe(status, (Date.now() - started) / 1000);
     log.debug({ status, run_ms: Date.now() - started }, 'run finished');
     if (kwargs.temporary && kwargs.on_completion !== 'keep') {
       await threads.delete(run.thread_id).catch((error) => log.warn({ err: error }, 'deleting the temporary thread failed'));
     }
-    if (run.webhook) this.#o.webhooks.send(run.webhook, { ...run, status, values: JSON.parse(valuesJson), ...(failure ? { error: failure } : {}) });
+    if (run.webhook) {
+      const { worker_id: _w, cancel_action: _c, attempt: _a, ...publicRun } = run;
+      this.#o.webhooks.send(run.webhook, {
+        ...publicRun, status, run_started_at: new Date(started).toISOString(), run_ended_at: new Date().toISOString(),
+        values: JSON.parse(valuesJson), ...(failure ? { error: failure } : {}),
+      });
+    }
   }
 
   async stop(): Promise<void> {

@@ -6,7 +6,7 @@ import type { Db } from '../../platform/db/index.ts';
 import type { EventBus } from '../../platform/events/event-bus.ts';
 import type { AssistantService } from './assistants.ts';
 import type { DbCheckpointSaver } from './checkpointer.ts';
-import { decodeEvent, END_EVENT, runTopic, TOPIC_CANCEL, TOPIC_WAKE, type EncodedEvent } from './run-events.ts';
+import { decodeEvent, END_EVENT, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE, type EncodedEvent } from './run-events.ts';
 import { RunRepo, type CancelAction, type MultitaskStrategy, type RunKwargs, type RunRow, type RunStatus } from './repo/runs.ts';
 import { inTransaction } from './repo/sql.ts';
 import type { ThreadRepo } from './repo/threads.ts';
@@ -50,9 +50,9 @@ export class RunListener {
   #withdraw: (() => void) | undefined;
   end: EncodedEvent | undefined;
 
-  constructor(bus: EventBus, runId: string) {
+  constructor(bus: EventBus, runId: string, topic = runTopic(runId)) {
     this.#bus = bus;
-    this.#topic = runTopic(runId);
+    this.#topic = topic;
     this.#unsubscribe = bus.subscribe(this.#topic, (message) => {
       const event = decodeEvent(message);
       if (event.event === END_EVENT) this.end = event;
@@ -136,6 +136,11 @@ export class RunService {
 
   listen(runId: string): RunListener {
     return new RunListener(this.#bus, runId);
+  }
+
+  /** Events of every run of a thread, from now on. */
+  listenThread(threadId: string): RunListener {
+    return new RunListener(this.#bus, '', threadTopic(threadId));
   }
 
   /**
@@ -242,6 +247,10 @@ export class RunService {
     const run = UUID.test(runId) && (!threadId || UUID.test(threadId)) ? await this.repo.get(runId, threadId) : undefined;
     if (!run) throw notFound('Run not found');
     return run;
+  }
+
+  async threadExists(threadId: string): Promise<boolean> {
+    return UUID.test(threadId) && (await this.#threads.get(threadId)) !== undefined;
   }
 
   isTerminal(run: RunRow): boolean {

@@ -123,6 +123,7 @@ export const RunBatch = Type.Array(RunCreate, { minItems: 1 });
 export const RunListQuery = Type.Object({ limit: Limit(10), offset: Offset, status: Type.Optional(Type.String()) });
 export const CancelQuery = Type.Object({ wait: Type.Boolean({ default: false }), action: Literal('interrupt', 'rollback') });
 export const JoinStreamQuery = Type.Object({ cancel_on_disconnect: Type.Boolean({ default: false }), stream_mode: Type.Optional(Type.String()) });
+export const ThreadStreamQuery = Type.Object({ stream_mode: Type.Optional(Type.String()) });
 export const BulkCancel = Type.Object({ thread_id: opt(Uuid), run_ids: opt(Type.Array(Uuid)), status: opt(Literal('pending', 'running', 'all')) });
 export const BulkCancelQuery = Type.Object({ action: Literal('interrupt', 'rollback') });
 

@@ -5,6 +5,7 @@ import type { RunCreate, RunListener, RunService } from '../runs.ts';
 import type { RunEnd } from '../run-events.ts';
 import type { RunRow, RunStatus } from '../repo/runs.ts';
 import { openSse } from '../../../platform/http/sse.ts';
+import { notFound } from '../../../platform/errors.ts';
 import * as S from '../schemas.ts';
 
 const tags = ['Thread Runs'];
@@ -224,6 +225,17 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
     schema: { tags: statelessTags, summary: 'Join Run Stream', params: S.RunIdParams, querystring: S.JoinStreamQuery },
   }, async (request, reply) => joinStream(request.params.run_id, undefined, request.query.cancel_on_disconnect, request, reply));
 
+  app.get<{ Params: Static<typeof S.ThreadIdParams>; Querystring: Static<typeof S.ThreadStreamQuery> }>('/threads/:thread_id/stream', {
+    schema: { tags: ['Threads'], summary: 'Join Thread Stream', params: S.ThreadIdParams, querystring: S.ThreadStreamQuery },
+  }, async (request, reply) => {
+    const threadId = request.params.thread_id;
+    if (!(await runs.threadExists(threadId))) throw notFound(`Thread with ID ${threadId} not found`);
+    const listener = runs.listenThread(threadId);
+    await listener.announce();
+    // The events of the thread's runs as they happen, until the client leaves (or the thread is deleted).
+    await pump(request, reply, listener, { isOver: async () => !(await runs.threadExists(threadId)) });
+  });
+
   // ---- cancel ----
   app.post<{ Params: Static<typeof S.ThreadRunParams>; Querystring: Static<typeof S.CancelQuery> }>('/threads/:thread_id/runs/:run_id/cancel', {
     schema: { tags, summary: 'Cancel Run', params: S.ThreadRunParams, querystring: S.CancelQuery }, config: { bodyOptional: true },
@@ -231,10 +243,11 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
     const run = await runs.get(request.params.run_id, request.params.thread_id);
     const listener = request.query.wait ? runs.listen(run.run_id) : undefined;
     try {
+      await listener?.announce();
       await runs.cancel([run.run_id], request.query.action ?? 'interrupt');
       if (listener) {
-        const current = await runs.repo.get(run.run_id);
-        if (current && !runs.isTerminal(current)) while (!(await listener.ended(30_000)));
+        const over = isOver(run.run_id);
+        while (!(await over()) && !(await listener.ended(1000)));
         return reply.code(204).send();
       }
       return reply.code(202).send();
