@@ -56,3 +56,19 @@ describe('object layout', () => {
     assert.equal(fileName('r1', 123), 'r1-00123.parquet');
   });
 });
+
+describe('RowSizeEstimate', async () => {
+  const { RowSizeEstimate } = await import('../../../src/modules/exports/worker/row-size.ts');
+
+  test('asks for a small first page, then as many rows as fit in the budget', () => {
+    const sizes = new RowSizeEstimate();
+    assert.equal(sizes.rowsWithin(1_000_000, 5000), 100);
+    sizes.observe(Array.from({ length: 100 }, () => ({ inputs: 'x'.repeat(10_000) })));
+    const rows = sizes.rowsWithin(1_000_000, 5000);
+    assert.ok(rows >= 95 && rows <= 100, String(rows));
+    assert.equal(sizes.rowsWithin(10, 5000), 1, 'at least one row');
+    const small = new RowSizeEstimate();
+    small.observe([{ a: 1 }]);
+    assert.equal(small.rowsWithin(1_000_000, 5000), 5000, 'capped by the row count');
+  });
+});

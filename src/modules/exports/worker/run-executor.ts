@@ -8,6 +8,7 @@ import type { ExportField } from '../fields.ts';
 import { fileName } from '../layout.ts';
 import { columnPlan } from '../parquet/columns.ts';
 import { abortUpload } from '../parquet/multipart-upload.ts';
+import { RowSizeEstimate } from './row-size.ts';
 import { ParquetFile } from '../parquet/parquet-file.ts';
 import type { RunCursor, RunSource, ScannedRun } from '../ports.ts';
 import type { Compression, FormatVersion } from '../schemas.ts';
@@ -18,7 +19,13 @@ export interface RunTuning {
   rowGroupRows: number;
   rowsPerFile: number;
   partSizeBytes: number;
+  /** Byte budgets (as JSON text) of one page read and one row group; the row counts above are upper bounds. */
+  pageBytes?: number;
+  rowGroupBytes?: number;
 }
+
+const DEFAULT_PAGE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_ROW_GROUP_BYTES = 32 * 1024 * 1024;
 
 export interface RunJob {
   runId: string;
@@ -67,10 +74,17 @@ export async function executeRun(job: RunJob, deps: {
   }
   const plan = columnPlan(job.fields, job.formatVersion);
   const fields = job.fields;
-  const scan = (after: RunCursor | null) => source.scan({
-    tenantId: job.tenantId, sessionId: job.sessionId, startTime: job.startTime, endTime: job.endTime, filter: job.filter,
-    fields, after, limit: tuning.scanPageSize,
-  });
+  const sizes = new RowSizeEstimate();
+  const pageBytes = tuning.pageBytes ?? DEFAULT_PAGE_BYTES;
+  const rowGroupBytes = tuning.rowGroupBytes ?? DEFAULT_ROW_GROUP_BYTES;
+  const scan = (after: RunCursor | null) => {
+    const limit = sizes.rowsWithin(pageBytes, tuning.scanPageSize);
+    const rows = source.scan({
+      tenantId: job.tenantId, sessionId: job.sessionId, startTime: job.startTime, endTime: job.endTime, filter: job.filter,
+      fields, after, limit,
+    });
+    return { rows, limit };
+  };
 
   let fileIndex = job.filesWritten;
   let file: ParquetFile | undefined;
@@ -99,14 +113,17 @@ export async function executeRun(job: RunJob, deps: {
 
   try {
     // The next page is read while the current one is encoded and uploaded.
-    let pending: Promise<ScannedRun[]> | undefined = scan(job.cursor);
+    let pending: { rows: Promise<ScannedRun[]>; limit: number } | undefined = scan(job.cursor);
     while (pending) {
       // A slow read must not delay a cancel: stop waiting as soon as the run is aborted.
-      const page: ScannedRun[] = await untilAborted(pending, signal);
+      const page: ScannedRun[] = await untilAborted(pending.rows, signal);
+      sizes.observe(page);
       const last = page.at(-1);
-      pending = page.length === tuning.scanPageSize && last ? scan({ start_time: last.start_time, id: last.id }) : undefined;
+      // A short page is the last one.
+      pending = page.length === pending.limit && last ? scan({ start_time: last.start_time, id: last.id }) : undefined;
       // Keep a rejected prefetch from becoming an unhandled rejection when this loop exits early.
-      pending?.catch(() => undefined);
+      pending?.rows.catch(() => undefined);
+      const groupRows = sizes.rowsWithin(rowGroupBytes, tuning.rowGroupRows);
       for (const row of page) {
         file ??= await openFile();
         group.push(row);
@@ -114,7 +131,7 @@ export async function executeRun(job: RunJob, deps: {
         if (file.rows + group.length >= tuning.rowsPerFile) {
           await closeFile(file);
           file = undefined;
-        } else if (group.length >= tuning.rowGroupRows) {
+        } else if (group.length >= groupRows) {
           await file.writeRowGroup(group);
           group = [];
           signal.throwIfAborted();
