@@ -54,7 +54,9 @@ export function parseDotEnv(text: string): Record<string, string> {
     const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$/.exec(line);
     if (!match) continue;
     let value = match[2]!;
-    if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) value = value.slice(1, -1);
+    const quote = value[0];
+    const closing = quote === '"' || quote === "'" ? value.indexOf(quote, 1) : -1;
+    if (closing > 0) value = value.slice(1, closing);
     else value = value.replace(/\s+#.*$/, '');
     env[match[1]!] = value;
   }
