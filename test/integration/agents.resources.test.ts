@@ -58,6 +58,7 @@ describe('assistants', { timeout: 30_000 }, () => {
     for (const id of ['__start__', 'before', 'child', '__end__']) assert.ok(ids.includes(id), id);
     const schemas = await client.assistants.getSchemas('echo');
     assert.equal(schemas.graph_id, 'echo');
+    assert.deepEqual(Object.keys((schemas.state_schema as any).properties), ['messages']);
     const subgraphs = await client.assistants.getSubgraphs('nested');
     assert.deepEqual(Object.keys(subgraphs), ['child']);
   });

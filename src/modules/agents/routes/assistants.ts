@@ -116,7 +116,12 @@ export function registerAssistantRoutes(app: FastifyInstance, assistants: Assist
 /** JSON schemas of a graph whose state is defined with zod; null where the graph gives none (Annotation state). */
 async function graphSchemas(graph: any): Promise<Record<string, unknown>> {
   const toJson = (schema: unknown) => {
-    if (!schema || typeof schema !== 'object' || !('_def' in schema)) return null;
+    if (!schema || typeof schema !== 'object') return null;
+    if (!('_def' in schema)) {
+      // Annotation state: the channel names are known, their value types are not (they live in TypeScript types).
+      const keys = Object.keys(schema).filter((key) => !key.startsWith('__'));
+      return keys.length ? { type: 'object', properties: Object.fromEntries(keys.map((key) => [key, {}])) } : null;
+    }
     try {
       return toJsonSchema(schema as any);
     } catch {
