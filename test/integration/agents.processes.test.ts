@@ -49,6 +49,23 @@ describe('agent server processes', { timeout: 90_000 }, () => {
     assert.equal(await second.exited, 0);
   });
 
+  test('a cron shared by two processes fires once per occurrence', { skip: ENGINE !== 'postgres' && 'needs PostgreSQL (PGlite is single-process)' }, async () => {
+    const storage = await newStorage();
+    storages.push(storage);
+    const one = await spawnAgentServer(storage, { BERTH_AGENT_CRON_INTERVAL_SECONDS: '1' });
+    children.push(one);
+    const two = await spawnAgentServer(storage, { BERTH_AGENT_CRON_INTERVAL_SECONDS: '1' });
+    children.push(two);
+    const thread = await one.client.threads.create();
+    const cron = await one.client.crons.createForThread(thread.thread_id, 'echo', { schedule: '* * * * * *', input: { messages: [] } } as any);
+    await eventually(() => two.client.runs.list(thread.thread_id, { limit: 100 }), (runs) => runs.length >= 4);
+    await one.client.crons.delete(cron.cron_id);
+    const runs = await two.client.runs.list(thread.thread_id, { limit: 100 });
+    const slots = runs.map((run) => (run.metadata as any).cron_scheduled_for);
+    assert.ok(slots.every((slot) => typeof slot === 'string'));
+    assert.equal(new Set(slots).size, slots.length, `no occurrence fired twice: ${slots.join(', ')}`);
+  });
+
   test('two processes on one PostgreSQL: a run created on one executes on the other and streams back', { skip: ENGINE !== 'postgres' && 'needs PostgreSQL (PGlite is single-process)' }, async () => {
     const storage = await newStorage();
     storages.push(storage);

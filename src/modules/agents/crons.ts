@@ -152,7 +152,7 @@ export class CronService {
         [cron.cron_id, cron.next_run_date, next.toISOString(), !(ended || (cron.end_time !== null && next.getTime() > Date.parse(cron.end_time)))],
       );
       if (claimed.length === 0 || ended) continue;
-      const body = { ...cron.payload, assistant_id: cron.assistant_id, metadata: { ...cron.metadata, cron_id: cron.cron_id } } as RunCreate;
+      const body = { ...cron.payload, assistant_id: cron.assistant_id, metadata: { ...cron.metadata, cron_id: cron.cron_id, cron_scheduled_for: cron.next_run_date } } as RunCreate;
       try {
         if (cron.thread_id) await this.#runs.create(cron.thread_id, { multitask_strategy: 'enqueue', ...body });
         else await this.#runs.create(undefined, { ...body, on_completion: (cron.on_run_completed as 'delete' | 'keep' | null) ?? 'delete' });
