@@ -26,6 +26,9 @@ const SCHEMA = `bench_${randomBytes(4).toString('hex')}`;
 const DAY = '2026-09-01T00:00:00Z';
 const NEXT_DAY = '2026-09-02T00:00:00Z';
 const ENCODE_SAMPLE = Math.min(ROWS, 200_000);
+// Characters of filler text in each run's inputs (about 300 bytes of JSON by default); large values check that
+// memory stays bounded when runs are big.
+const INPUT_CHARS = Number(process.env.BENCH_INPUT_CHARS ?? 120);
 
 const s3Process = spawn(process.execPath, ['bench/export-s3-server.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
 const s3Lines = createInterface({ input: s3Process.stdout! })[Symbol.asyncIterator]();
@@ -55,7 +58,7 @@ try {
       SELECT ${tenantId}::uuid, g.id, ${sessionId}::uuid, g.id, NULL, '{}'::uuid[],
         to_char(g.t AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISSUS') || 'Z' || g.id::text,
         'step-' || (g.i % 97), (ARRAY['chain', 'llm', 'tool', 'retriever'])[g.i % 4 + 1], g.t, g.t + (g.i % 5000) * interval '1 millisecond',
-        jsonb_build_object('messages', jsonb_build_array(jsonb_build_object('role', 'user', 'content', md5(g.i::text) || ' ' || repeat(chr(97 + g.i % 26), 120 + g.i % 60))),
+        jsonb_build_object('messages', jsonb_build_array(jsonb_build_object('role', 'user', 'content', md5(g.i::text) || ' ' || repeat(chr(97 + g.i % 26), ${INPUT_CHARS}::int + g.i % 60))),
           'temperature', (g.i % 10) / 10.0, 'request_id', md5((g.i * 7)::text)),
         jsonb_build_object('generations', jsonb_build_array(jsonb_build_object('text', repeat(md5((g.i * 3)::text), 4 + g.i % 3), 'finish_reason', 'stop')),
           'tokens', g.i % 900),
@@ -135,7 +138,7 @@ try {
   const endToEnd = ROWS / exportSeconds;
   const limit = Math.min(readRate, encodeRate);
   process.stdout.write(`${JSON.stringify({
-    bench: 'export', rows: ROWS, rows_exported: done.progress.rows_written, files: done.progress.files_written,
+    bench: 'export', rows: ROWS, input_chars: INPUT_CHARS, rows_exported: done.progress.rows_written, files: done.progress.files_written,
     export_seconds: round(exportSeconds), rows_per_second: Math.round(endToEnd),
     peak_rss_mb: round(peakRss / 2 ** 20), rss_before_export_mb: round(rssBefore / 2 ** 20), bytes_written: bytes,
     raw_read_rows_per_second: Math.round(readRate), raw_encode_rows_per_second: Math.round(encodeRate), encoded_sample_rows: sample.length,

@@ -24,8 +24,8 @@ export interface RunTuning {
   rowGroupBytes?: number;
 }
 
-const DEFAULT_PAGE_BYTES = 16 * 1024 * 1024;
-const DEFAULT_ROW_GROUP_BYTES = 32 * 1024 * 1024;
+const DEFAULT_PAGE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_ROW_GROUP_BYTES = 8 * 1024 * 1024;
 
 export interface RunJob {
   runId: string;
