@@ -13,6 +13,11 @@ export function runTopic(runId: string): string {
   return `run:${runId}`;
 }
 
+/** Only the end of a run (what `wait` and `join` need): its events are not even serialized for them. */
+export function runEndTopic(runId: string): string {
+  return `run-end:${runId}`;
+}
+
 export interface EncodedEvent {
   seq: number;
   event: string;

@@ -15,6 +15,8 @@ export interface ExecutionOutcome {
   values: unknown;
   /** Nodes due after the last checkpoint of the root graph; empty when the run went to the end. */
   next: string[] | undefined;
+  /** The values object last passed to emit as a `values` event (its JSON may be reused). */
+  lastValuesEmitted: unknown;
 }
 
 /** Messages become their dict form ({type, content, …}), as the official servers send them. */
@@ -103,11 +105,12 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
   emit({ event: 'metadata', data: { run_id: run.run_id, attempt: run.attempt } });
   let values: unknown = null;
   let next: string[] | undefined;
+  let lastValuesEmitted: unknown;
 
   const onChunk = (chunk: unknown) => {
     const [ns, mode, raw] = (kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [string[], string, any];
     let data: unknown = raw;
-    if (mode === 'checkpoints') data = checkpointEvent(raw);
+    if (mode === 'checkpoints' && requested.has('checkpoints')) data = checkpointEvent(raw);
     else if (mode === 'debug' && raw?.type === 'checkpoint') data = { ...raw, payload: checkpointEvent(raw.payload) };
     const suffix = kwargs.subgraphs && ns.length ? `|${ns.join('|')}` : '';
     if (mode === 'values' && !suffix) values = data;
@@ -115,13 +118,14 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
     if (mode === 'messages') {
       if (requested.has('messages-tuple')) emit({ event: `messages${suffix}`, data });
     } else if (requested.has(mode)) {
+      if (mode === 'values' && !suffix) lastValuesEmitted = data;
       emit({ event: `${mode}${suffix}`, data });
     }
   };
 
   if (!requested.has('events') && !requested.has('messages')) {
     for await (const chunk of await graph.stream(input, streamOptions)) onChunk(chunk);
-    return { values, next };
+    return { values, next, lastValuesEmitted };
   }
 
   const partial = new Map<string, any>();
@@ -153,5 +157,5 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
       emit({ event: 'messages/partial', data: [partial.get(message.id)] });
     }
   }
-  return { values, next };
+  return { values, next, lastValuesEmitted };
 }

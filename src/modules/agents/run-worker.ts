@@ -10,7 +10,7 @@ import type { GraphRegistry, RunnableGraph } from './graphs.ts';
 import { executeRun, serialize } from './run-stream.ts';
 import type { CancelAction, FinalThreadState, RunRepo, RunRow, RunStatus } from './repo/runs.ts';
 import type { ThreadRepo } from './repo/threads.ts';
-import { END_EVENT, encodeEvent, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
+import { END_EVENT, encodeEvent, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
 import type { WebhookSender } from './webhooks.ts';
 import type { RunMetrics } from './metrics.ts';
 
@@ -175,7 +175,9 @@ export class RunWorker {
     try {
       const { requeued, failed } = await this.#o.runs.recoverExpired(this.#o.maxAttempts);
       for (const runId of failed) {
-        this.#o.bus.publish(runTopic(runId), encodeEvent(-1, END_EVENT, JSON.stringify({ status: 'error', error: { error: 'RunAttemptsExhausted', message: 'The run failed too many times' } })));
+        const end = encodeEvent(-1, END_EVENT, JSON.stringify({ status: 'error', result: JSON.stringify({ __error__: { error: 'RunAttemptsExhausted', message: 'The run failed too many times' } }) }));
+        this.#o.bus.publish(runTopic(runId), end);
+        this.#o.bus.publish(runEndTopic(runId), end);
       }
       if (requeued.length) {
         this.#o.logger.warn({ runs: requeued }, 'runs of a stopped worker queued again');
@@ -207,9 +209,13 @@ export class RunWorker {
     const kwargs = run.kwargs;
     let seq = (run.attempt - 1) * SEQ_PER_ATTEMPT;
     let stored: Promise<unknown> = Promise.resolve();
+    let lastValuesJson: string | undefined;
     const emit = (event: { event: string; data: unknown }) => {
-      const data = serialize(event.data);
       const id = seq++;
+      // Nobody streams this run (a `wait`, a background run): its events need not be serialized at all.
+      if (!kwargs.resumable && !bus.listening(topic) && !bus.listening(threadEvents)) return;
+      const data = serialize(event.data);
+      if (event.event === 'values') lastValuesJson = data;
       const encoded = encodeEvent(id, event.event, data);
       bus.publish(topic, encoded, { onlyIfAnnounced: true });
       bus.publish(threadEvents, encoded, { onlyIfAnnounced: true });
@@ -219,6 +225,7 @@ export class RunWorker {
     const started = Date.now();
     let status: RunStatus = 'success';
     let values: unknown = null;
+    let lastValues: unknown;
     let next: string[] | undefined;
     let failure: { error: string; message: string } | undefined;
     let graph: RunnableGraph | undefined;
@@ -229,6 +236,7 @@ export class RunWorker {
       const outcome = await executeRun({ graph, run, resume, signal: controller.signal, Command: this.#o.Command, emit });
       values = outcome.values;
       next = outcome.next;
+      lastValues = outcome.lastValuesEmitted;
       if (controller.signal.aborted) status = 'interrupted';
     } catch (error) {
       if (controller.signal.aborted) {
@@ -243,7 +251,7 @@ export class RunWorker {
     const reason = controller.signal.reason as CancelAction | 'lost' | undefined;
     if (reason === 'lost') return;
 
-    const valuesJson = serialize(values);
+    const valuesJson = lastValuesJson !== undefined && values === lastValues ? lastValuesJson : serialize(values);
     let thread: FinalThreadState | undefined;
     if (kwargs.temporary) {
       thread = { values, valuesJson, interrupts: {}, status: status === 'error' ? 'error' : 'idle', error: failure };
@@ -271,7 +279,9 @@ export class RunWorker {
     await stored;
     const result = failure ? JSON.stringify({ __error__: failure }) : valuesJson;
     // Listeners elsewhere announced themselves; one that announced too late finds the run ended in storage.
-    bus.publish(topic, encodeEvent(-1, END_EVENT, JSON.stringify({ status, result })), { onlyIfAnnounced: true });
+    const end = encodeEvent(-1, END_EVENT, JSON.stringify({ status, result }));
+    bus.publish(topic, end, { onlyIfAnnounced: true });
+    bus.publish(runEndTopic(run.run_id), end, { onlyIfAnnounced: true });
     this.#o.metrics.observe(status, (Date.now() - started) / 1000);
     log.debug({ status, run_ms: Date.now() - started }, 'run finished');
     if (kwargs.temporary && kwargs.on_completion !== 'keep') {

@@ -6,7 +6,7 @@ import type { Db } from '../../platform/db/index.ts';
 import type { EventBus } from '../../platform/events/event-bus.ts';
 import type { AssistantService } from './assistants.ts';
 import type { DbCheckpointSaver } from './checkpointer.ts';
-import { decodeEvent, END_EVENT, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE, type EncodedEvent } from './run-events.ts';
+import { decodeEvent, END_EVENT, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE, type EncodedEvent } from './run-events.ts';
 import { RunRepo, type CancelAction, type MultitaskStrategy, type RunKwargs, type RunRow, type RunStatus } from './repo/runs.ts';
 import { inTransaction } from './repo/sql.ts';
 import type { ThreadRepo } from './repo/threads.ts';
@@ -138,6 +138,11 @@ export class RunService {
     return new RunListener(this.#bus, runId);
   }
 
+  /** Only the end of a run (wait, join, cancel with wait). */
+  listenEnd(runId: string): RunListener {
+    return new RunListener(this.#bus, runId, runEndTopic(runId));
+  }
+
   /** Events of every run of a thread, from now on. */
   listenThread(threadId: string): RunListener {
     return new RunListener(this.#bus, '', threadTopic(threadId));
@@ -148,7 +153,7 @@ export class RunService {
    * one the run gets a temporary thread (a stateless run). `listener` subscribes before the insert so
    * that not one event is missed.
    */
-  async create(threadId: string | undefined, body: RunCreate, options: { listen?: boolean; runId?: string } = {}): Promise<{ run: RunRow; listener?: RunListener }> {
+  async create(threadId: string | undefined, body: RunCreate, options: { listen?: 'events' | 'end'; runId?: string } = {}): Promise<{ run: RunRow; listener?: RunListener }> {
     const assistant = await this.#assistants.getForRun(body.assistant_id);
     const runId = options.runId ?? randomUUID();
     const stateless = threadId === undefined;
@@ -192,7 +197,7 @@ export class RunService {
       after_seconds: body.after_seconds ?? 0,
       webhook: body.webhook ?? null,
     };
-    const listener = options.listen ? this.listen(runId) : undefined;
+    const listener = options.listen === 'events' ? this.listen(runId) : options.listen === 'end' ? this.listenEnd(runId) : undefined;
     // A run that can start at once starts in this process, inserted already owned by its worker.
     const reserved = newRun.after_seconds === 0 && this.local?.tryReserve() === true;
     let adopted = false;
@@ -272,7 +277,11 @@ export class RunService {
 
   /** Pending runs cancelled before they started: tell their listeners. */
   #endCancelled(runIds: string[]): void {
-    for (const id of runIds) this.#bus.publish(runTopic(id), `-1\n${END_EVENT}\n${JSON.stringify({ status: 'interrupted', result: 'null' })}`);
+    for (const id of runIds) {
+      const end = `-1\n${END_EVENT}\n${JSON.stringify({ status: 'interrupted', result: 'null' })}`;
+      this.#bus.publish(runTopic(id), end);
+      this.#bus.publish(runEndTopic(id), end);
+    }
   }
 
   async delete(runId: string, threadId?: string): Promise<void> {

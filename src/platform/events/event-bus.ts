@@ -21,6 +21,8 @@ export interface EventBus {
    * Resolves once the announcement is out; the returned function withdraws it.
    */
   announce(topic: string): Promise<() => void>;
+  /** Whether a message on the topic would reach anyone (here, or in a process that announced it). */
+  listening(topic: string): boolean;
   /** Resolves once every message published so far has left this process. */
   flush(): Promise<void>;
   subscribe(topic: string, handler: EventHandler): () => void;
@@ -42,6 +44,9 @@ class Subscriptions {
       if (set.size === 0 && this.#handlers.get(topic) === set) this.#handlers.delete(topic);
     };
   }
+  has(topic: string): boolean {
+    return this.#handlers.has(topic);
+  }
   deliver(topic: string, message: string): void {
     const set = this.#handlers.get(topic);
     if (!set) return;
@@ -62,6 +67,9 @@ export class LocalEventBus implements EventBus {
   }
   async announce(): Promise<() => void> {
     return () => undefined;
+  }
+  listening(topic: string): boolean {
+    return this.#subscriptions.has(topic);
   }
   async flush(): Promise<void> {}
   subscribe(topic: string, handler: EventHandler): () => void {
@@ -103,6 +111,10 @@ export class PostgresEventBus implements EventBus {
     this.#subscriptions.deliver(topic, message);
     if (options.onlyIfAnnounced && !this.#remoteInterest.has(topic)) return;
     this.#send(topic, message);
+  }
+
+  listening(topic: string): boolean {
+    return this.#subscriptions.has(topic) || this.#remoteInterest.has(topic);
   }
 
   async announce(topic: string): Promise<() => void> {

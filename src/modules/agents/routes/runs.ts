@@ -118,7 +118,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
   };
   const createStream = async (threadId: string | undefined, request: FastifyRequest<{ Body: Static<typeof S.RunCreate> }>, reply: FastifyReply) => {
     const body = clean(request.body);
-    const { run, listener } = await runs.create(threadId, body, { listen: true });
+    const { run, listener } = await runs.create(threadId, body, { listen: 'events' });
     await pump(request, reply, listener!, {
       headers: { 'content-location': location(run, threadId === undefined) },
       isOver: isOver(run.run_id),
@@ -127,7 +127,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
   };
   const createWait = async (threadId: string | undefined, request: FastifyRequest<{ Body: Static<typeof S.RunCreate> }>, reply: FastifyReply) => {
     const body = clean(request.body);
-    const { run, listener } = await runs.create(threadId, body, { listen: true });
+    const { run, listener } = await runs.create(threadId, body, { listen: 'end' });
     await respondWhenDone(request, reply, listener!, {
       headers: { 'content-location': location(run, threadId === undefined) },
       isOver: isOver(run.run_id),
@@ -178,7 +178,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
   // ---- join ----
   const join = async (runId: string, threadId: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     await runs.get(runId, threadId);
-    const listener = runs.listen(runId);
+    const listener = runs.listenEnd(runId);
     let run: RunRow;
     try {
       await listener.announce();
@@ -241,7 +241,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
     schema: { tags, summary: 'Cancel Run', params: S.ThreadRunParams, querystring: S.CancelQuery }, config: { bodyOptional: true },
   }, async (request, reply) => {
     const run = await runs.get(request.params.run_id, request.params.thread_id);
-    const listener = request.query.wait ? runs.listen(run.run_id) : undefined;
+    const listener = request.query.wait ? runs.listenEnd(run.run_id) : undefined;
     try {
       await listener?.announce();
       await runs.cancel([run.run_id], request.query.action ?? 'interrupt');
