@@ -1,31 +1,11 @@
 // What the export module needs from the trace store, as ports: main.ts wires the trace store's own
 // implementations in, and tests can put a fake source in front of a run (fault injection).
 
-export interface RunCursor {
-  start_time: string;
-  id: string;
-}
+// The scan request and row shapes are the trace store's own (its RunScanner is the real source).
+import type { RunScanRequest, ScannedRun } from '../tracing/index.ts';
 
-export interface RunScanRequest {
-  tenantId: string;
-  sessionId: string;
-  /** Inclusive, compared with the run's start_time. */
-  startTime: string;
-  /** Exclusive. */
-  endTime: string;
-  filter?: string | null;
-  fields: readonly string[];
-  /** Keyset cursor, exclusive. */
-  after?: RunCursor | null;
-  limit: number;
-}
-
-/** Values: uuids and timestamps (ISO, microseconds, +00:00) as strings, jsonb parsed, arrays as string[]. */
-export interface ScannedRun {
-  [field: string]: unknown;
-  start_time: string;
-  id: string;
-}
+export type { RunScanRequest, ScannedRun };
+export type RunCursor = NonNullable<RunScanRequest['after']>;
 
 /** One page of runs ordered by (start_time, id), after the cursor. */
 export interface RunSource {
