@@ -138,8 +138,12 @@ describe('runs', { timeout: 30_000 }, () => {
     const before = await client.threads.count({ metadata: { graph_id: 'echo' } });
     await client.runs.wait(null, 'echo', { input: human('x') });
     assert.equal(await client.threads.count({ metadata: { graph_id: 'echo' } }), before, 'the temporary thread is gone');
+    const ids = async () => new Set((await client.threads.search({ metadata: { graph_id: 'echo' }, limit: 1000 })).map((t) => t.thread_id));
+    const known = await ids();
     await client.runs.wait(null, 'echo', { input: human('x'), onCompletion: 'keep' } as any);
-    const [thread] = await client.threads.search({ metadata: { graph_id: 'echo' }, sortBy: 'created_at', sortOrder: 'desc', limit: 1 });
+    const added = [...(await ids())].filter((id) => !known.has(id));
+    assert.equal(added.length, 1, 'the kept thread remains');
+    const thread = await client.threads.get(added[0]!);
     assert.equal(thread!.status, 'idle');
     assert.equal((thread!.values as any).messages.length, 2);
     const batch = await client.runs.createBatch([{ assistantId: 'echo', input: human('a') }, { assistantId: 'echo', input: human('b') }] as any);

@@ -277,6 +277,10 @@ export class RunWorker {
       if (!mine) return;
     }
     await stored;
+    // A stateless run's thread is gone by the time its caller hears the end.
+    if (kwargs.temporary && kwargs.on_completion !== 'keep') {
+      await threads.delete(run.thread_id).catch((error) => log.warn({ err: error }, 'deleting the temporary thread failed'));
+    }
     const result = failure ? JSON.stringify({ __error__: failure }) : valuesJson;
     // Listeners elsewhere announced themselves; one that announced too late finds the run ended in storage.
     const end = encodeEvent(-1, END_EVENT, JSON.stringify({ status, result }));
@@ -284,9 +288,6 @@ export class RunWorker {
     bus.publish(runEndTopic(run.run_id), end, { onlyIfAnnounced: true });
     this.#o.metrics.observe(status, (Date.now() - started) / 1000);
     log.debug({ status, run_ms: Date.now() - started }, 'run finished');
-    if (kwargs.temporary && kwargs.on_completion !== 'keep') {
-      await threads.delete(run.thread_id).catch((error) => log.warn({ err: error }, 'deleting the temporary thread failed'));
-    }
     if (run.webhook) {
       const { worker_id: _w, cancel_action: _c, attempt: _a, ...publicRun } = run;
       this.#o.webhooks.send(run.webhook, {

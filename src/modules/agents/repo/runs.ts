@@ -163,7 +163,7 @@ export class RunRepo {
           WHERE run_id = $1 AND worker_id = $2 AND status = 'running' RETURNING thread_id),
        t AS (
          UPDATE agent_threads t SET
-           "values" = CASE WHEN $4 THEN $5::jsonb ELSE t."values" END,
+           "values" = CASE WHEN $4 THEN $5::json ELSE t."values" END,
            interrupts = CASE WHEN $4 THEN $6::jsonb ELSE t.interrupts END,
            error = CASE WHEN $4 THEN $8::jsonb ELSE t.error END,
            status = CASE WHEN EXISTS (SELECT 1 FROM agent_runs p WHERE p.thread_id = t.thread_id AND p.status = 'pending') THEN 'busy' ELSE $7 END,

@@ -31,7 +31,7 @@ function filterWhere(filter: ThreadFilter): Where {
   const where = new Where();
   if (filter.ids) where.add(`thread_id = ANY(${where.param(filter.ids)}::uuid[])`);
   if (filter.metadata && Object.keys(filter.metadata).length) where.add(`metadata @> ${where.param(json(filter.metadata))}::jsonb`);
-  if (filter.values && Object.keys(filter.values).length) where.add(`"values" @> ${where.param(json(filter.values))}::jsonb`);
+  if (filter.values && Object.keys(filter.values).length) where.add(`"values"::jsonb @> ${where.param(json(filter.values))}::jsonb`);
   if (filter.status) where.add(`status = ${where.param(filter.status)}`);
   return where;
 }
@@ -71,7 +71,7 @@ export class ThreadRepo {
   /** Records the thread's state after a state update or a run (values, interrupts, status). */
   async setState(threadId: string, state: { values: unknown; interrupts: Record<string, unknown>; status: ThreadStatus; error?: unknown }, tx: SqlExecutor = this.#db): Promise<void> {
     await tx.query(
-      `UPDATE agent_threads SET "values" = $2::jsonb, interrupts = $3::jsonb, status = $4, error = $5::jsonb,
+      `UPDATE agent_threads SET "values" = $2::json, interrupts = $3::jsonb, status = $4, error = $5::jsonb,
          updated_at = now(), state_updated_at = now() WHERE thread_id = $1`,
       [threadId, JSON.stringify(state.values ?? null), json(state.interrupts), state.status, state.error === undefined ? null : JSON.stringify(state.error)],
     );

@@ -32,7 +32,8 @@ CREATE TABLE agent_threads (
   thread_id uuid PRIMARY KEY,
   metadata jsonb NOT NULL DEFAULT '{}',
   status text NOT NULL DEFAULT 'idle',
-  "values" jsonb,
+  -- json, not jsonb: written after every run and rarely searched, so it is stored as text without conversion
+  "values" json,
   interrupts jsonb NOT NULL DEFAULT '{}',
   config jsonb NOT NULL DEFAULT '{}',
   error jsonb,
