@@ -119,9 +119,13 @@ describe('revision actions', () => {
   test('interrupt stops a waiting revision; a final one cannot be interrupted', async () => {
     const deployment = await createImageDeployment('interruptible');
     const path = `/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}/interrupt`;
+    const listing = `/v2/deployments/${deployment.id}/revisions?limit=5`;
+    assert.notEqual((await server.api('GET', listing)).body.resources[0].status, 'INTERRUPTED');
     const interrupted = await server.api('POST', path);
     assert.equal(interrupted.status, 200);
     assert.equal(interrupted.body.status, 'INTERRUPTED');
+    // The same listing again (its page was cached) shows the change at once.
+    assert.equal((await server.api('GET', listing)).body.resources[0].status, 'INTERRUPTED');
     const twice = await server.api('POST', path);
     assert.equal(twice.status, 400);
     assert.match(twice.body.detail, /already INTERRUPTED/);

@@ -7,6 +7,7 @@ import type { JobQueue } from '../../platform/queue/job-queue.ts';
 import { DataPlaneReportService } from './dataplane.ts';
 import { RevisionPipeline, type PipelineOptions } from './pipeline/revision-pipeline.ts';
 import { ControlPlaneRepo } from './repo.ts';
+import { RevisionVersions } from './revision-versions.ts';
 import { registerControlPlaneRoutes } from './routes.ts';
 import { ControlPlaneService, type TracingProjects } from './service.ts';
 
@@ -27,7 +28,9 @@ export async function createControlPlane(deps: { db: Db; queue: JobQueue; secret
   const repo = new ControlPlaneRepo(deps.db);
   const pipeline = new RevisionPipeline(repo, deps.queue, deps.pipeline, deps.logger.child({ module: 'controlplane' }));
   await pipeline.declareQueues();
-  const service = new ControlPlaneService(repo, deps.secrets, pipeline, deps.projects);
+  const versions = new RevisionVersions(repo, deps.db.engine === 'pglite');
+  await versions.start();
+  const service = new ControlPlaneService(repo, deps.secrets, pipeline, deps.projects, versions);
   const dataPlane = new DataPlaneReportService(repo);
   return {
     service,

@@ -73,8 +73,11 @@ const REVISION_COLUMNS = [
 export class ControlPlaneRepo {
   readonly db: Kysely<Tables>;
 
+  readonly #source: Db;
+
   constructor(db: Db) {
     this.db = db.kysely as Kysely<Tables>;
+    this.#source = db;
   }
 
   transaction<T>(fn: (trx: ControlPlaneTx) => Promise<T>): Promise<T> {
@@ -102,6 +105,11 @@ export class ControlPlaneRepo {
   async revisionsVersion(tenantId: string, id: string): Promise<number | undefined> {
     const row = await this.db.selectFrom('deployments').select('revisions_version').where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
     return row?.revisions_version;
+  }
+
+  /** Calls back with the deployment id whenever one of its revisions changes (trigger NOTIFY). */
+  async onRevisionsChanged(callback: (deploymentId: string) => void): Promise<void> {
+    await this.#source.listen('berth_revisions', callback);
   }
 
   async deploymentNameTaken(tenantId: string, name: string): Promise<boolean> {

@@ -9,6 +9,7 @@ import {
   type DeploymentCreateRequest, type DeploymentPatchRequest, type Source, type SourceConfig,
 } from './schemas.ts';
 import { checkRequiredOnCreate, checkSecretNames, checkSourceFields, checkTagRef, IMMUTABLE_SOURCE_CONFIG, valueError } from './rules.ts';
+import type { RevisionVersions } from './revision-versions.ts';
 import { deploymentView, revisionView, type DeploymentView, type RevisionView } from './views.ts';
 
 /** Hands a new revision to the pipeline inside the transaction that created it. */
@@ -48,9 +49,11 @@ export class ControlPlaneService {
   readonly #secrets: SecretBox;
   readonly #scheduler: RevisionScheduler;
   readonly #projects: TracingProjects;
+  readonly #versions: RevisionVersions;
 
-  constructor(repo: ControlPlaneRepo, secrets: SecretBox, scheduler: RevisionScheduler, projects: TracingProjects) {
+  constructor(repo: ControlPlaneRepo, secrets: SecretBox, scheduler: RevisionScheduler, projects: TracingProjects, versions: RevisionVersions) {
     this.#repo = repo;
+    this.#versions = versions;
     this.#secrets = secrets;
     this.#scheduler = scheduler;
     this.#projects = projects;
@@ -173,7 +176,7 @@ export class ControlPlaneService {
 
   /** A number that changes with every change to the deployment's revisions (for caching pages); 404 if not the tenant's. */
   async revisionsVersion(tenantId: string, deploymentId: string): Promise<number> {
-    const version = await this.#repo.revisionsVersion(tenantId, deploymentId);
+    const version = await this.#versions.get(tenantId, deploymentId);
     if (version === undefined) throw deploymentNotFound(deploymentId);
     return version;
   }

@@ -43,9 +43,11 @@ CREATE INDEX revisions_deployment_status_seq ON revisions (deployment_id, status
 
 -- A trigger, not application code, so that no path that changes a revision can forget to bump it.
 CREATE FUNCTION berth_bump_revisions_version() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed uuid := CASE WHEN TG_OP = 'DELETE' THEN OLD.deployment_id ELSE NEW.deployment_id END;
 BEGIN
-  UPDATE deployments SET revisions_version = revisions_version + 1
-  WHERE id = (CASE WHEN TG_OP = 'DELETE' THEN OLD.deployment_id ELSE NEW.deployment_id END);
+  UPDATE deployments SET revisions_version = revisions_version + 1 WHERE id = changed;
+  PERFORM pg_notify('berth_revisions', changed::text);
   RETURN NULL;
 END $$;
 CREATE TRIGGER revisions_bump_version AFTER INSERT OR UPDATE OR DELETE ON revisions
