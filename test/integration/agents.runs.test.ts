@@ -204,6 +204,17 @@ describe('runs', { timeout: 30_000 }, () => {
     await eventually(() => client.runs.get(other.thread_id, runId!), (run) => run.status === 'interrupted');
   });
 
+  test('concurrent runs on one idle thread: exactly one is accepted, the others rejected', async () => {
+    const thread = await client.threads.create();
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => client.runs.create(thread.thread_id, 'slow', { input: { ms: 100 } })));
+    const accepted = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    const rejected = outcomes.filter((outcome) => outcome.status === 'rejected') as PromiseRejectedResult[];
+    assert.equal(accepted.length, 1);
+    assert.ok(rejected.every((outcome) => outcome.reason.status === 422));
+    await client.runs.join(thread.thread_id, (accepted[0] as PromiseFulfilledResult<any>).value.run_id);
+    assert.equal((await client.runs.list(thread.thread_id)).length, 1);
+  });
+
   test('multitask reject answers 422; enqueue runs strictly after', async () => {
     const thread = await client.threads.create();
     const first = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 200 } });

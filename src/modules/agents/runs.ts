@@ -212,7 +212,20 @@ export class RunService {
         run = await this.repo.insert(newRun, { createThread: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id }, ownedBy: ownedBy() });
       } else {
         if (!UUID.test(targetThread)) throw notFound(`Thread with ID ${targetThread} not found`);
-        ({ run, cancelled, ended } = await inTransaction(this.#db, async (tx) => {
+        // Fast path: an idle thread takes the run in one statement, whatever the strategy.
+        let fast: RunRow | undefined;
+        if (newRun.after_seconds === 0) {
+          adopted = reserved;
+          if (listener && !adopted) await listener.announce();
+          fast = await this.repo.insertIfIdle(newRun, ownedBy()).catch((error) => {
+            // A run still running on a thread marked idle (a stale status): the full path sorts it out.
+            if ((error as { code?: string }).code === '23505') return undefined;
+            throw error;
+          });
+          if (!fast) adopted = false;
+        }
+        if (fast) run = fast;
+        else ({ run, cancelled, ended } = await inTransaction(this.#db, async (tx) => {
           let thread = await this.#threads.lock(targetThread, tx);
           if (!thread) {
             if (body.if_not_exists !== 'create') throw notFound(`Thread with ID ${targetThread} not found`);

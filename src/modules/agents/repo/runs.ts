@@ -96,6 +96,31 @@ export class RunRepo {
     return rows[0]!;
   }
 
+  /**
+   * The common case in one statement: queue the run only if its thread exists and is not busy. The thread's
+   * status is the compare-and-set (a concurrent insert that committed first made it busy, and PostgreSQL
+   * re-checks the row after waiting for its lock). Undefined means "not that simple": take the full path.
+   */
+  async insertIfIdle(run: NewRun, ownedBy: { workerId: string; leaseSeconds: number } | undefined): Promise<RunRow | undefined> {
+    const rows = await this.#db.query<RunRow>(
+      `WITH t AS (
+         UPDATE agent_threads SET status = 'busy', updated_at = now(), metadata = metadata || $9::jsonb
+          WHERE thread_id = $2 AND status <> 'busy' RETURNING thread_id)
+       INSERT INTO agent_runs (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, available_at, webhook,
+                               attempt, worker_id, lease_expires_at)
+       SELECT $1, t.thread_id, $3, CASE WHEN $10::text IS NULL THEN 'pending' ELSE 'running' END, $4::jsonb, $5::jsonb, $6,
+              now() + $7::float8 * interval '1 second', $8,
+              CASE WHEN $10::text IS NULL THEN 0 ELSE 1 END, $10::text,
+              CASE WHEN $10::text IS NULL THEN NULL ELSE now() + $11::float8 * interval '1 second' END
+         FROM t
+       RETURNING ${COLUMNS}`,
+      [run.run_id, run.thread_id, run.assistant_id, json(run.metadata), json(run.kwargs), run.multitask_strategy, run.after_seconds,
+        run.webhook, json({ graph_id: run.kwargs.config.configurable?.graph_id, assistant_id: run.assistant_id }),
+        ownedBy?.workerId ?? null, ownedBy?.leaseSeconds ?? 0],
+    );
+    return rows[0];
+  }
+
   /** Claims the oldest runnable run: FIFO per thread, never two running runs on one thread. */
   async claim(workerId: string, leaseSeconds: number): Promise<RunRow | undefined> {
     const rows = await this.#db.query<RunRow>(
