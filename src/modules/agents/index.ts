@@ -94,6 +94,7 @@ export async function createAgentServer(deps: AgentServerDeps): Promise<AgentSer
   );
   const threads = new ThreadService(db, registry, checkpointer);
   const runs = new RunService({ db, bus, assistants, threads: threads.repo, checkpointer });
+  runs.webhooksEnabled = !graphConfig.http.disableWebhooks;
   const crons = new CronService(db, runs, assistants);
   const runMetrics = new RunMetrics();
   const webhooks = createWebhookSender({ logger });

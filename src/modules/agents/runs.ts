@@ -124,6 +124,8 @@ export class RunService {
   readonly #threads: ThreadRepo;
   readonly #checkpointer: DbCheckpointSaver;
   local: LocalRunner | undefined;
+  /** langgraph.json http.disable_webhooks turns them off. */
+  webhooksEnabled = true;
 
   constructor(options: { db: Db; bus: EventBus; assistants: AssistantService; threads: ThreadRepo; checkpointer: DbCheckpointSaver }) {
     this.#db = options.db;
@@ -195,7 +197,7 @@ export class RunService {
       kwargs,
       multitask_strategy: body.multitask_strategy ?? 'reject',
       after_seconds: body.after_seconds ?? 0,
-      webhook: body.webhook ?? null,
+      webhook: this.webhooksEnabled ? (body.webhook ?? null) : null,
     };
     const listener = options.listen === 'events' ? this.listen(runId) : options.listen === 'end' ? this.listenEnd(runId) : undefined;
     // A run that can start at once starts in this process, inserted already owned by its worker.
