@@ -3,12 +3,13 @@
 import type { ValidationIssue } from '../../../platform/http/validation/pydantic.ts';
 import { uuidError as uuidErrorText, toCanonicalUuid as canonicalUuid } from './ids.ts';
 import { dottedTime, normalizeTime, toDottedStamp } from './times.ts';
-import { extractUsage, firstTokenTime } from './usage.ts';
+import { extractUsage, firstTokenTime, type Usage } from './usage.ts';
 
 export type OpKind = 'post' | 'patch';
 
 /** Column values of one run as stored; undefined = not given by this operation. */
-export interface RunValues {
+/** Token counts and costs come as in `Usage`. */
+export interface RunValues extends Usage {
   id: string;
   name?: string;
   run_type?: string;
@@ -27,12 +28,6 @@ export interface RunValues {
   dotted_order?: string;
   reference_example_id?: string;
   trace_tier?: string;
-  total_tokens?: number;
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  total_cost?: number;
-  prompt_cost?: number;
-  completion_cost?: number;
   first_token_time?: string;
 }
 
