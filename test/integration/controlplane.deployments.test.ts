@@ -70,6 +70,14 @@ describe('validation', () => {
     }]);
   });
 
+  test('a blank name is refused (it also names the tracing project)', async () => {
+    const response = await server.api('POST', '/v2/deployments', { body: image('   ') });
+    assert.equal(response.status, 422);
+    assert.equal(response.body.detail[0].type, 'string_pattern_mismatch');
+    assert.deepEqual(response.body.detail[0].loc, ['body', 'name']);
+    assert.equal((await server.api('GET', '/v2/deployments?name_contains=%20%20%20')).body.resources.length, 0);
+  });
+
   test('several bad fields give several entries, missing ones carry the enclosing object', async () => {
     const body = { name: 'x', source: 'external_container', source_config: { deployment_type: 'serverless' }, source_revision_config: {} };
     const response = await server.api('POST', '/v2/deployments', { body });

@@ -76,7 +76,8 @@ export const SecretName = Type.Object({ name: Type.String() });
 const SourceInput = literals([...SOURCES, ...Object.keys(SOURCE_ALIASES)]);
 
 export const DeploymentCreateRequest = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 128 }),
+  // Also the name of its tracing project, which must not be blank.
+  name: Type.String({ minLength: 1, maxLength: 128, pattern: '\\S' }),
   source: SourceInput,
   source_config: SourceConfig,
   source_revision_config: SourceRevisionConfigRequest,
