@@ -55,14 +55,14 @@ export async function buildRevision(request: BuildRequest): Promise<{ commitSha:
   const repoDir = path.join(request.workDir, 'repo');
   await rm(request.workDir, { recursive: true, force: true });
   await mkdir(repoDir, { recursive: true });
-  const git = (args: string[], step: string) => runCommand('git', args, { cwd: repoDir, env, timeoutMs: request.timeoutMs, signal, log, step });
+  const git = (args: string[], step: string, logOutput = true) => runCommand('git', args, { cwd: repoDir, env, timeoutMs: request.timeoutMs, signal, log, step, logOutput });
 
   const ref = request.pinnedCommitSha ?? request.repoRef ?? 'HEAD';
   log.write('info', `Fetching ${request.repoUrl} at ${ref}`);
   await git(['init', '--quiet'], 'git init');
   await git(['fetch', '--quiet', '--depth', '1', remoteUrl(request.repoUrl), ref], `git fetch of ${ref}`);
   await git(['checkout', '--quiet', '--detach', 'FETCH_HEAD'], 'git checkout');
-  const commitSha = (await git(['rev-parse', 'HEAD'], 'git rev-parse')).trim();
+  const commitSha = (await git(['rev-parse', 'HEAD'], 'git rev-parse', false)).trim();
   log.write('info', `Checked out commit ${commitSha}`);
   await request.onCommit(commitSha);
 

@@ -13,6 +13,8 @@ export interface CommandOptions {
   log: BuildLog;
   /** Describes the step in failure messages ("install", "git fetch"). */
   step: string;
+  /** False for commands whose output is a value for the caller, not something to show (git rev-parse). */
+  logOutput?: boolean;
 }
 
 export function runCommand(file: string, args: string[], options: CommandOptions): Promise<string> {
@@ -35,7 +37,7 @@ export function runCommand(file: string, args: string[], options: CommandOptions
     options.signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       if (stdout.length < 65536) stdout += chunk;
-      options.log.write('info', chunk);
+      if (options.logOutput !== false) options.log.write('info', chunk);
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => options.log.write('info', chunk));
     child.on('error', (error) => {
