@@ -1,5 +1,6 @@
 // Composition root of `berth agent-server`: one graph configuration served on its own port, on the
 // same storage engines as Berth (PGlite in BERTH_DATA_DIR, or PostgreSQL with DATABASE_URL).
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -8,6 +9,7 @@ import { ConfigError } from './config.ts';
 import { createLogger } from './platform/logging.ts';
 import { openDb, migrate, type Db } from './platform/db/index.ts';
 import { LocalEventBus, PostgresEventBus, type EventBus } from './platform/events/event-bus.ts';
+import { RedisEventBus } from './platform/events/redis-event-bus.ts';
 import { createHttpServer } from './platform/http/server.ts';
 import { installStaticKeyAuth } from './platform/auth/static-keys.ts';
 import { AGENT_SERVER_VERSION, createAgentServer, GraphConfigError, loadGraphConfig, type AgentServer } from './modules/agents/index.ts';
@@ -29,6 +31,30 @@ export interface AgentServerStartOptions {
 }
 
 const PUBLIC = (url: string) => url === '/ok' || url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
+
+/**
+ * The Redis channel of the agent servers sharing one database. One Redis may serve several databases,
+ * so the channel names this one (server, database name and schema; never the credentials).
+ */
+export function redisEventChannel(databaseUrl: string, schema: string): string {
+  const database = URL.parse(databaseUrl);
+  const identity = createHash('sha256').update(`${database?.host}${database?.pathname}|${schema}`).digest('hex').slice(0, 16);
+  return `berth:agents:${identity}`;
+}
+
+/**
+ * Events between the processes sharing one database: Redis pub/sub with REDIS_URL, PostgreSQL NOTIFY
+ * otherwise. One process owns an embedded database, so in-process events are complete there.
+ */
+async function openEventBus(config: Config, db: Db): Promise<EventBus> {
+  if (db.engine !== 'postgres') return new LocalEventBus();
+  if (!config.redisUrl) return PostgresEventBus.start(db, `berth_agents_${db.schema}`);
+  try {
+    return await RedisEventBus.start(config.redisUrl, redisEventChannel(db.native.engine === 'postgres' ? db.native.url : '', db.schema));
+  } catch (error) {
+    throw new ConfigError(`REDIS_URL: cannot connect to Redis (${(error as Error).message})`);
+  }
+}
 
 export async function startAgentServer(config: Config, options: AgentServerStartOptions): Promise<RunningAgentServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -57,8 +83,7 @@ export async function startAgentServer(config: Config, options: AgentServerStart
   };
   try {
     await migrate(db);
-    // One process owns an embedded database, so in-process events are complete there.
-    const bus: EventBus = db.engine === 'postgres' ? await PostgresEventBus.start(db, `berth_agents_${db.schema}`) : new LocalEventBus();
+    const bus = await openEventBus(config, db);
     closers.push(() => bus.close());
     let server: AgentServer;
     try {

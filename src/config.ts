@@ -12,6 +12,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL schema for Berth's tables (tests use one schema per run). */
   databaseSchema: string;
+  /** redis://… carries events between processes by Redis pub/sub instead of PostgreSQL NOTIFY. */
+  redisUrl: string | undefined;
   /** Admin API key to create on first start; a generated one is written to dataDir otherwise. */
   bootstrapApiKey: string | undefined;
   /** 32-byte key (hex or base64) for secrets at rest; generated into dataDir when absent. */
@@ -94,6 +96,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  }
   const schema = env.DATABASE_SCHEMA || 'public';
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new ConfigError(`DATABASE_SCHEMA must be a lower-case SQL identifier, got "${schema}"`);
@@ -104,6 +110,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir: path.resolve(env.BERTH_DATA_DIR || '.berth'),
     databaseUrl,
     databaseSchema: schema,
+    redisUrl,
     bootstrapApiKey: env.BERTH_API_KEY || undefined,
     secretKey: env.BERTH_SECRET_KEY || undefined,
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

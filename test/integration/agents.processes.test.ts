@@ -1,10 +1,15 @@
 // Durability across processes: a run interrupted by SIGKILL resumes from its last checkpoint in the next
-// process; two processes on one PostgreSQL share the queue and stream each other's runs.
+// process; two processes on one PostgreSQL share the queue and stream each other's runs (events by
+// PostgreSQL NOTIFY, or by Redis with REDIS_URL).
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINE } from '../helpers/engine.ts';
+import { ENGINE, TEST_DATABASE_URL } from '../helpers/engine.ts';
+import { createClient } from 'redis';
+import { redisEventChannel } from '../../src/agent-server.ts';
+import { redisUnavailable, TEST_REDIS_URL } from '../helpers/redis.ts';
 import { dropStorage, newStorage, spawnAgentServer, type ChildAgentServer, type Storage } from '../fixtures/agents/server.ts';
 
+const redisSkip = ENGINE === 'postgres' ? await redisUnavailable() : undefined;
 const children: ChildAgentServer[] = [];
 const storages: Storage[] = [];
 after(async () => {
@@ -66,28 +71,44 @@ describe('agent server processes', { timeout: 90_000 }, () => {
     assert.equal(new Set(slots).size, slots.length, `no occurrence fired twice: ${slots.join(', ')}`);
   });
 
-  test('two processes on one PostgreSQL: a run created on one executes on the other and streams back', { skip: ENGINE !== 'postgres' && 'needs PostgreSQL (PGlite is single-process)' }, async () => {
-    const storage = await newStorage();
-    storages.push(storage);
-    const apiOnly = await spawnAgentServer(storage, { N_JOBS_PER_WORKER: '0' });
-    children.push(apiOnly);
-    const worker = await spawnAgentServer(storage);
-    children.push(worker);
-    const thread = await apiOnly.client.threads.create();
-    const events: { event: string; data: any }[] = [];
-    for await (const event of apiOnly.client.runs.stream(thread.thread_id, 'agent', {
-      input: { messages: [{ role: 'user', content: 'hi' }] }, streamMode: ['messages-tuple', 'values'],
-    })) events.push(event as any);
-    assert.equal(events[0]!.event, 'metadata');
-    assert.equal(events.filter((event) => event.event === 'messages').map((event) => event.data[0].content).join(''), 'Hello there, friend');
-    assert.equal((events.at(-1)!.data as any).messages.length, 2);
-    const waited: any = await apiOnly.client.runs.wait(thread.thread_id, 'echo', { input: { messages: [] } });
-    assert.equal(waited.messages.length, 3);
+  for (const transport of ['PostgreSQL NOTIFY', 'Redis pub/sub'] as const) {
+    const skip = ENGINE !== 'postgres' ? 'needs PostgreSQL (PGlite is single-process)' : transport === 'Redis pub/sub' ? redisSkip : undefined;
+    test(`two processes on one PostgreSQL, events by ${transport}: a run created on one executes on the other and streams back`, { skip }, async () => {
+      const storage = await newStorage();
+      storages.push(storage);
+      const env: Record<string, string> = transport === 'Redis pub/sub' ? { REDIS_URL: TEST_REDIS_URL } : {};
+      // Every message the two processes exchange through Redis, to show the events took that way.
+      const overheard: string[] = [];
+      const listener = transport === 'Redis pub/sub' ? createClient({ url: TEST_REDIS_URL }) : undefined;
+      if (listener) {
+        await listener.connect();
+        await listener.subscribe(redisEventChannel(TEST_DATABASE_URL, storage.schema), (message) => overheard.push(message));
+      }
+      try {
+        const apiOnly = await spawnAgentServer(storage, { N_JOBS_PER_WORKER: '0', ...env });
+        children.push(apiOnly);
+        const worker = await spawnAgentServer(storage, env);
+        children.push(worker);
+        const thread = await apiOnly.client.threads.create();
+        const events: { event: string; data: any }[] = [];
+        for await (const event of apiOnly.client.runs.stream(thread.thread_id, 'agent', {
+          input: { messages: [{ role: 'user', content: 'hi' }] }, streamMode: ['messages-tuple', 'values'],
+        })) events.push(event as any);
+        assert.equal(events[0]!.event, 'metadata');
+        assert.equal(events.filter((event) => event.event === 'messages').map((event) => event.data[0].content).join(''), 'Hello there, friend');
+        assert.equal((events.at(-1)!.data as any).messages.length, 2);
+        const waited: any = await apiOnly.client.runs.wait(thread.thread_id, 'echo', { input: { messages: [] } });
+        assert.equal(waited.messages.length, 3);
 
-    // Cancellation requested on one process reaches the run executing on the other.
-    const slow = await apiOnly.client.runs.create(thread.thread_id, 'slow', { input: { ms: 5000 } });
-    await eventually(() => apiOnly.client.runs.get(thread.thread_id, slow.run_id), (run) => run.status === 'running');
-    await apiOnly.client.runs.cancel(thread.thread_id, slow.run_id, true);
-    assert.equal((await worker.client.runs.get(thread.thread_id, slow.run_id)).status, 'interrupted');
-  });
+        // Cancellation requested on one process reaches the run executing on the other.
+        const slow = await apiOnly.client.runs.create(thread.thread_id, 'slow', { input: { ms: 5000 } });
+        await eventually(() => apiOnly.client.runs.get(thread.thread_id, slow.run_id), (run) => run.status === 'running');
+        await apiOnly.client.runs.cancel(thread.thread_id, slow.run_id, true);
+        assert.equal((await worker.client.runs.get(thread.thread_id, slow.run_id)).status, 'interrupted');
+        if (listener) assert.ok(overheard.some((message) => message.includes(slow.run_id)), 'the run\'s events went through Redis');
+      } finally {
+        await listener?.close();
+      }
+    });
+  }
 });

@@ -29,8 +29,8 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-/** Topic → handlers, shared by both buses. */
-class Subscriptions {
+/** Topic → handlers, shared by every bus. */
+export class Subscriptions {
   readonly #handlers = new Map<string, Set<EventHandler>>();
   subscribe(topic: string, handler: EventHandler): () => void {
     let set = this.#handlers.get(topic);
@@ -60,6 +60,14 @@ class Subscriptions {
   }
 }
 
+/** Applies one announcement ("+topic" or "-topic") to the live counts of other processes' interest. */
+export function countInterest(interest: Map<string, number>, announcement: string): void {
+  const target = announcement.slice(1);
+  const count = (interest.get(target) ?? 0) + (announcement[0] === '+' ? 1 : -1);
+  if (count > 0) interest.set(target, count);
+  else interest.delete(target);
+}
+
 export class LocalEventBus implements EventBus {
   readonly #subscriptions = new Subscriptions();
   publish(topic: string, message: string): void {
@@ -81,7 +89,7 @@ export class LocalEventBus implements EventBus {
 /** Bytes of payload per NOTIFY piece, below PostgreSQL's 8000-byte limit with room for the header. */
 const PIECE = 7000;
 /** Reserved topic of interest announcements: message "+topic" or "-topic". */
-const INTEREST = '~bus:interest';
+export const INTEREST = '~bus:interest';
 
 export class PostgresEventBus implements EventBus {
   readonly #db: Db;
@@ -172,10 +180,7 @@ export class PostgresEventBus implements EventBus {
     const topic = body.slice(0, newline);
     const message = body.slice(newline + 1);
     if (topic === INTEREST) {
-      const target = message.slice(1);
-      const count = (this.#remoteInterest.get(target) ?? 0) + (message[0] === '+' ? 1 : -1);
-      if (count > 0) this.#remoteInterest.set(target, count);
-      else this.#remoteInterest.delete(target);
+      countInterest(this.#remoteInterest, message);
       return;
     }
     this.#subscriptions.deliver(topic, message);
