@@ -217,9 +217,16 @@ export class RunWorker {
       const data = serialize(event.data);
       if (event.event === 'values') lastValuesJson = data;
       const encoded = encodeEvent(id, event.event, data);
-      bus.publish(topic, encoded, { onlyIfAnnounced: true });
-      bus.publish(threadEvents, encoded, { onlyIfAnnounced: true });
-      if (kwargs.resumable) stored = stored.then(() => runs.appendEvents(run.run_id, [{ seq: id, event: event.event, data }])).catch(() => undefined);
+      const publish = () => {
+        bus.publish(topic, encoded, { onlyIfAnnounced: true });
+        bus.publish(threadEvents, encoded, { onlyIfAnnounced: true });
+      };
+      if (!kwargs.resumable) return publish();
+      // Stored before it is published: a joiner listens first and then reads the log, so every event
+      // reaches it from one side or the other (the SSE writer drops the ids it already sent).
+      stored = stored.then(() => runs.appendEvents(run.run_id, [{ seq: id, event: event.event, data }])).catch((error) => {
+        log.warn({ err: error, seq: id }, 'storing a resumable stream event failed');
+      }).then(publish);
     };
     const graphId = String(kwargs.config.configurable?.graph_id ?? '');
     const started = Date.now();
@@ -268,6 +275,9 @@ export class RunWorker {
         log.warn({ err: error }, 'reading the thread state after the run failed');
       }
     }
+    // Every event is in the log (and on the bus) before the run reads as ended: a join that finds it ended
+    // replays the whole log and stops.
+    await stored;
     if (reason === 'rollback') {
       await runs.delete(run.run_id);
       if (thread) await threads.setState(run.thread_id, { ...thread, status: thread.status === 'error' ? 'error' : thread.status });
@@ -276,7 +286,6 @@ export class RunWorker {
       const mine = await runs.finish(run.run_id, this.id, status, thread);
       if (!mine) return;
     }
-    await stored;
     // A stateless run's thread is gone by the time its caller hears the end.
     if (kwargs.temporary && kwargs.on_completion !== 'keep') {
       await threads.delete(run.thread_id).catch((error) => log.warn({ err: error }, 'deleting the temporary thread failed'));

@@ -31,12 +31,14 @@ async function pump(request: FastifyRequest, reply: FastifyReply, listener: RunL
   /** Asked while idle: a run that ended without its end message reaching us (another process died) still ends the stream. */
   isOver?: () => Promise<boolean>;
   replay?: { seq: number; event: string; data: string }[];
+  /** The last id the client has: live events up to it (stored and replayed already, or seen before) are dropped. */
+  after?: number;
   onDisconnect?: () => void;
   alreadyEnded?: boolean;
 }): Promise<void> {
   const sse = openSse(request, reply, options.headers);
   if (options.onDisconnect) sse.onClose(options.onDisconnect);
-  let last = -Infinity;
+  let last = options.after ?? -Infinity;
   try {
     for (const event of options.replay ?? []) {
       sse.send(event.event, event.data, event.seq);
@@ -203,13 +205,15 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
       listener.close();
       throw error;
     }
+    // Ids are the run's event sequence numbers: a resumable run's log is replayed after the last one the
+    // client saw (all of it without the header), then the live events follow.
     const header = request.headers['last-event-id'];
-    const lastEventId = header === undefined ? undefined : Number(Array.isArray(header) ? header[0] : header);
-    const replay = run.kwargs.resumable
-      ? await runs.repo.events(runId, lastEventId !== undefined && Number.isFinite(lastEventId) ? lastEventId : -1)
-      : [];
+    const text = (Array.isArray(header) ? header[0] : header)?.trim();
+    const lastEventId = text && /^-?\d+$/.test(text) ? Number(text) : -1;
+    const replay = run.kwargs.resumable ? await runs.repo.events(runId, lastEventId) : [];
     await pump(request, reply, listener, {
       replay,
+      after: run.kwargs.resumable ? lastEventId : undefined,
       alreadyEnded: runs.isTerminal(run as RunRow & { status: RunStatus }),
       isOver: isOver(runId),
       onDisconnect: cancelOnDisconnect ? () => void runs.cancel([runId], 'interrupt') : undefined,
