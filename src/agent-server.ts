@@ -1,13 +1,13 @@
 // Composition root of `berth agent-server`: one graph configuration served on its own port, on the
 // same storage engines as Berth (PGlite in BERTH_DATA_DIR, or PostgreSQL with DATABASE_URL).
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
 import { createLogger } from './platform/logging.ts';
-import { openDb, migrate, type Db } from './platform/db/index.ts';
+import { openDb, migrate, storageOptions, type Db } from './platform/db/index.ts';
+import { ShutdownList } from './platform/shutdown.ts';
 import { LocalEventBus, PostgresEventBus, type EventBus } from './platform/events/event-bus.ts';
 import { RedisEventBus } from './platform/events/redis-event-bus.ts';
 import { createHttpServer } from './platform/http/server.ts';
@@ -71,20 +71,14 @@ export async function startAgentServer(config: Config, options: AgentServerStart
   // The graphs read their settings from the environment, as they do under the official servers.
   for (const [key, value] of Object.entries(graphConfig.env)) process.env[key] ??= value;
 
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    databaseSchema: config.databaseSchema,
-    pgliteDir: options.pgliteDir ?? path.join(config.dataDir, 'pgdata'),
-  });
-  const closers: (() => Promise<void>)[] = [() => db.close()];
-  const close = async () => {
-    for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'error while stopping'));
-    closers.length = 0;
-  };
+  const db = await openDb(storageOptions(config, options.pgliteDir));
+  const shutdown = new ShutdownList(logger);
+  shutdown.add(() => db.close());
+  const close = () => shutdown.closeAll();
   try {
     await migrate(db);
     const bus = await openEventBus(config, db);
-    closers.push(() => bus.close());
+    shutdown.add(() => bus.close());
     let server: AgentServer;
     try {
       server = await createAgentServer({ db, bus, logger, graphConfig, settings: config.agentServer });
@@ -112,10 +106,10 @@ export async function startAgentServer(config: Config, options: AgentServerStart
     }
     server.registerRoutes(app);
     const url = await app.listen({ host: config.host, port: config.port });
-    closers.push(() => app.close());
+    shutdown.add(() => app.close());
     await server.startWorkers();
     // Stops first: runs in flight go back to the queue before the database closes.
-    closers.push(() => server.stopWorkers());
+    shutdown.add(() => server.stopWorkers());
     return { app, url, db, logger, server, close };
   } catch (error) {
     await close();

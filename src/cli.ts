@@ -3,9 +3,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { startBerth } from './main.ts';
 import { startAgentServer } from './agent-server.ts';
-import { openDb, migrate } from './platform/db/index.ts';
+import { openDb, migrate, storageOptions } from './platform/db/index.ts';
 import { TenantStore } from './platform/auth/index.ts';
-import path from 'node:path';
 
 const USAGE = `Usage: berth <command> [options]
 
@@ -23,7 +22,7 @@ Configuration comes from the environment: see README.md.`;
 
 async function withStore<T>(fn: (store: TenantStore, applied: number[]) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const db = await openDb({ databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, pgliteDir: path.join(config.dataDir, 'pgdata') });
+  const db = await openDb(storageOptions(config));
   try {
     const applied = await migrate(db);
     return await fn(new TenantStore(db), applied);

@@ -1,11 +1,11 @@
 // Composition root: configuration → platform → modules → HTTP and/or workers.
 // The only place that picks implementations (storage engine, job queue backend).
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createLogger } from './platform/logging.ts';
-import { openDb, migrate, type Db } from './platform/db/index.ts';
+import { openDb, migrate, storageOptions, type Db } from './platform/db/index.ts';
+import { ShutdownList } from './platform/shutdown.ts';
 import { TenantStore, bootstrapTenancy, installAuthentication, type BootstrapResult } from './platform/auth/index.ts';
 import { registerTenancyRoutes } from './platform/auth/routes.ts';
 import { loadSecretBox } from './platform/crypto/secret-box.ts';
@@ -44,15 +44,10 @@ export interface StartOptions {
 
 export async function startBerth(config: Config, options: StartOptions = {}): Promise<Berth> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    databaseSchema: config.databaseSchema,
-    pgliteDir: options.pgliteDir ?? path.join(config.dataDir, 'pgdata'),
-  });
-  const closers: (() => Promise<void>)[] = [() => db.close()];
-  const close = async () => {
-    for (const closer of closers.reverse()) await closer().catch((error) => logger.error({ err: error }, 'error while stopping'));
-  };
+  const db = await openDb(storageOptions(config, options.pgliteDir));
+  const shutdown = new ShutdownList(logger);
+  shutdown.add(() => db.close());
+  const close = () => shutdown.closeAll();
   try {
     await migrate(db);
     const tenants = new TenantStore(db);
@@ -60,7 +55,7 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
     const secrets = await loadSecretBox(config.secretKey, config.dataDir);
     const queue = new JobQueue(db, { superviseIntervalSeconds: config.controlPlane.superviseIntervalSeconds, logger });
     await queue.start();
-    closers.push(() => queue.stop());
+    shutdown.add(() => queue.stop());
     const tracing = createTracing({ db, options: { maxBodyBytes: config.tracing.maxBodyBytes, version: VERSION } });
     const controlPlane = await createControlPlane({
       db, queue, secrets, logger,
@@ -98,15 +93,15 @@ export async function startBerth(config: Config, options: StartOptions = {}): Pr
       exports.registerRoutes(app);
       url = await app.listen({ host: config.host, port: config.port });
       const server = app;
-      closers.push(() => server.close());
+      shutdown.add(() => server.close());
     }
     if (config.role !== 'api') {
       await controlPlane.startWorkers();
       // Runs before the queue stops: builds in flight are aborted and left for the next worker.
-      closers.push(async () => controlPlane.stopWorkers());
+      shutdown.add(async () => controlPlane.stopWorkers());
       await exports.startWorkers();
       // Runs in flight are given back (no attempt counted) before the database closes.
-      closers.push(() => exports.stopWorkers());
+      shutdown.add(() => exports.stopWorkers());
     }
     return { config, db, logger, bootstrap, controlPlane, tracing, exports, app, url, close };
   } catch (error) {

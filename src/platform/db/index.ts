@@ -15,6 +15,11 @@ export interface OpenDbOptions {
   pgliteDir: string;
 }
 
+/** Storage as configured: PostgreSQL with a URL, else PGlite under the data directory (or `pgliteDir`). */
+export function storageOptions(config: { databaseUrl: string | undefined; databaseSchema: string; dataDir: string }, pgliteDir?: string): OpenDbOptions {
+  return { databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, pgliteDir: pgliteDir ?? path.join(config.dataDir, 'pgdata') };
+}
+
 /** The one place that picks the storage engine. */
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl) {
