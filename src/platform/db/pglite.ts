@@ -7,6 +7,9 @@ const ANALYZE_INTERVAL_MS = 60_000;
 /**
  * Embedded PostgreSQL (WASM) in one process. It has a single connection, so callers keep transactions
  * short and never hold one across network I/O; Kysely serialises access to that connection.
+ * Inside a transaction, every query must go through the transaction object: a query on `db.kysely` (or
+ * any other client of this instance) waits for the transaction to end, which is waiting for it — a
+ * deadlock that PostgreSQL's connection pool would hide. The job queue warms its look-ups for that reason.
  * `dataDir` is a folder, or `memory://` for a throw-away database.
  */
 export async function openPglite(dataDir: string): Promise<Db> {
