@@ -1,5 +1,5 @@
-// A Berth worker process for the SIGKILL test: reads runs slowly and prints MIDWAY once it has read a few
-// pages, so the test can kill it in the middle of a run. Settings come from the environment (testEnv).
+// A Berth worker process for the SIGKILL test: reads runs slowly and, once it has read a few pages, prints
+// MIDWAY and reads no more, so the test can kill it in the middle of a run. Settings come from the environment (testEnv).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../../src/config.ts';
 import { startBerth } from '../../../src/main.ts';
@@ -12,7 +12,13 @@ const slow = (source: RunSource): RunSource => ({
     await sleep(40);
     const page = await source.scan(request);
     scans += 1;
-    if (scans === midwayAfter) process.stdout.write('MIDWAY\n');
+    if (scans === midwayAfter) {
+      // Stop here for good, after the work already under way (a row group flush, a file's upload being
+      // started and recorded) has settled, so the test kills the worker at a known point of the run.
+      await sleep(1000);
+      process.stdout.write('MIDWAY\n');
+      await new Promise(() => undefined);
+    }
     return page;
   },
 });
