@@ -91,19 +91,64 @@ const PIECE = 7000;
 /** Reserved topic of interest announcements: message "+topic" or "-topic". */
 export const INTEREST = '~bus:interest';
 
-export class PostgresEventBus implements EventBus {
+/**
+ * What every bus between processes shares: local subscribers hear a message at once, other processes
+ * through the transport (`send`), and topics published with `onlyIfAnnounced` cross over only while
+ * another process announced interest. Subclasses carry messages and hand arrivals to `receive`.
+ */
+export abstract class CrossProcessEventBus implements EventBus {
+  readonly #subscriptions = new Subscriptions();
+  /** Topics other processes announced, with how many announcements are live. */
+  readonly #remoteInterest = new Map<string, number>();
+
+  /** Sends to the other processes; messages of one publisher leave in the order sent. */
+  protected abstract send(topic: string, message: string): void;
+  abstract flush(): Promise<void>;
+  abstract close(): Promise<void>;
+
+  publish(topic: string, message: string, options: PublishOptions = {}): void {
+    this.#subscriptions.deliver(topic, message);
+    if (options.onlyIfAnnounced && !this.#remoteInterest.has(topic)) return;
+    this.send(topic, message);
+  }
+
+  listening(topic: string): boolean {
+    return this.#subscriptions.has(topic) || this.#remoteInterest.has(topic);
+  }
+
+  async announce(topic: string): Promise<() => void> {
+    this.send(INTEREST, `+${topic}`);
+    await this.flush();
+    let withdrawn = false;
+    return () => {
+      if (withdrawn) return;
+      withdrawn = true;
+      this.send(INTEREST, `-${topic}`);
+    };
+  }
+
+  subscribe(topic: string, handler: EventHandler): () => void {
+    return this.#subscriptions.subscribe(topic, handler);
+  }
+
+  /** A message that arrived from another process. */
+  protected receive(topic: string, message: string): void {
+    if (topic === INTEREST) countInterest(this.#remoteInterest, message);
+    else this.#subscriptions.deliver(topic, message);
+  }
+}
+
+export class PostgresEventBus extends CrossProcessEventBus {
   readonly #db: Db;
   readonly #channel: string;
   readonly #origin = randomUUID().slice(0, 8);
-  readonly #subscriptions = new Subscriptions();
   readonly #partial = new Map<string, string[]>();
-  /** Topics other processes announced, with how many announcements are live. */
-  readonly #remoteInterest = new Map<string, number>();
   #chain: Promise<unknown> = Promise.resolve();
   #unlisten: (() => Promise<void>) | undefined;
   #counter = 0;
 
   private constructor(db: Db, channel: string) {
+    super();
     this.#db = db;
     this.#channel = channel;
   }
@@ -114,29 +159,7 @@ export class PostgresEventBus implements EventBus {
     return bus;
   }
 
-  publish(topic: string, message: string, options: PublishOptions = {}): void {
-    // Subscribers in this process hear it at once; other processes through NOTIFY.
-    this.#subscriptions.deliver(topic, message);
-    if (options.onlyIfAnnounced && !this.#remoteInterest.has(topic)) return;
-    this.#send(topic, message);
-  }
-
-  listening(topic: string): boolean {
-    return this.#subscriptions.has(topic) || this.#remoteInterest.has(topic);
-  }
-
-  async announce(topic: string): Promise<() => void> {
-    this.#send(INTEREST, `+${topic}`);
-    await this.flush();
-    let withdrawn = false;
-    return () => {
-      if (withdrawn) return;
-      withdrawn = true;
-      this.#send(INTEREST, `-${topic}`);
-    };
-  }
-
-  #send(topic: string, message: string): void {
+  protected send(topic: string, message: string): void {
     const body = `${topic}\n${message}`;
     const id = `${this.#origin}.${++this.#counter}`;
     const count = Math.max(1, Math.ceil(body.length / PIECE));
@@ -148,10 +171,6 @@ export class PostgresEventBus implements EventBus {
 
   flush(): Promise<void> {
     return this.#chain.then(() => undefined);
-  }
-
-  subscribe(topic: string, handler: EventHandler): () => void {
-    return this.#subscriptions.subscribe(topic, handler);
   }
 
   #receive(payload: string): void {
@@ -177,13 +196,7 @@ export class PostgresEventBus implements EventBus {
     }
     const newline = body.indexOf('\n');
     if (newline < 0) return;
-    const topic = body.slice(0, newline);
-    const message = body.slice(newline + 1);
-    if (topic === INTEREST) {
-      countInterest(this.#remoteInterest, message);
-      return;
-    }
-    this.#subscriptions.deliver(topic, message);
+    this.receive(body.slice(0, newline), body.slice(newline + 1));
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,7 @@
 // Redis takes payloads up to 512 MB, so messages are sent whole (no pieces, unlike NOTIFY's 8000 bytes).
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
-import { countInterest, INTEREST, Subscriptions, type EventBus, type EventHandler, type PublishOptions } from './event-bus.ts';
+import { CrossProcessEventBus } from './event-bus.ts';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -34,19 +34,17 @@ function connection(url: string, options: RedisEventBusOptions): RedisClient {
   return client;
 }
 
-export class RedisEventBus implements EventBus {
+export class RedisEventBus extends CrossProcessEventBus {
   readonly #publisher: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #channel: string;
   readonly #origin = randomUUID().slice(0, 8);
-  readonly #subscriptions = new Subscriptions();
-  /** Topics other processes announced, with how many announcements are live. */
-  readonly #remoteInterest = new Map<string, number>();
   /** Settles once every PUBLISH issued so far has been answered (or failed). */
   #sent: Promise<unknown> = Promise.resolve();
   #closed = false;
 
   private constructor(publisher: RedisClient, subscriber: RedisClient, channel: string) {
+    super();
     this.#publisher = publisher;
     this.#subscriber = subscriber;
     this.#channel = channel;
@@ -69,28 +67,7 @@ export class RedisEventBus implements EventBus {
     }
   }
 
-  publish(topic: string, message: string, options: PublishOptions = {}): void {
-    this.#subscriptions.deliver(topic, message);
-    if (options.onlyIfAnnounced && !this.#remoteInterest.has(topic)) return;
-    this.#send(topic, message);
-  }
-
-  listening(topic: string): boolean {
-    return this.#subscriptions.has(topic) || this.#remoteInterest.has(topic);
-  }
-
-  async announce(topic: string): Promise<() => void> {
-    this.#send(INTEREST, `+${topic}`);
-    await this.flush();
-    let withdrawn = false;
-    return () => {
-      if (withdrawn) return;
-      withdrawn = true;
-      this.#send(INTEREST, `-${topic}`);
-    };
-  }
-
-  #send(topic: string, message: string): void {
+  protected send(topic: string, message: string): void {
     if (this.#closed) return;
     // One connection answers in the order it was asked, so PUBLISHes leave (and arrive) in order
     // without waiting for each other; while reconnecting node-redis queues them.
@@ -102,22 +79,12 @@ export class RedisEventBus implements EventBus {
     return this.#sent.then(() => undefined);
   }
 
-  subscribe(topic: string, handler: EventHandler): () => void {
-    return this.#subscriptions.subscribe(topic, handler);
-  }
-
   #receive(payload: string): void {
     const bar = payload.indexOf('|');
     const newline = payload.indexOf('\n', bar + 1);
     if (bar < 0 || newline < 0) return;
     if (payload.slice(0, bar) === this.#origin) return;
-    const topic = payload.slice(bar + 1, newline);
-    const message = payload.slice(newline + 1);
-    if (topic === INTEREST) {
-      countInterest(this.#remoteInterest, message);
-      return;
-    }
-    this.#subscriptions.deliver(topic, message);
+    this.receive(payload.slice(bar + 1, newline), payload.slice(newline + 1));
   }
 
   async close(): Promise<void> {
