@@ -67,30 +67,29 @@ export class RunListener {
       const event = this.#queue.shift();
       if (event) return event;
       if (this.end) return undefined;
-      const woke = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), ms);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-      });
-      this.#wake = undefined;
+      const woke = await this.#wakeOrTimeout(ms);
       if (!woke) return 'timeout';
     }
+  }
+
+  /** True when woken by an event or the end, false when ms passed first. */
+  async #wakeOrTimeout(ms: number): Promise<boolean> {
+    const woke = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+    });
+    this.#wake = undefined;
+    return woke;
   }
 
   /** Resolves true once the run ended, false after ms. */
   async ended(ms: number): Promise<boolean> {
     while (!this.end) {
       this.#queue.length = 0;
-      const woke = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), ms);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve(true);
-        };
-      });
-      this.#wake = undefined;
+      const woke = await this.#wakeOrTimeout(ms);
       if (!woke) return false;
     }
     return true;

@@ -178,17 +178,20 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
   });
 
   // ---- join ----
-  const join = async (runId: string, threadId: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
-    await runs.get(runId, threadId);
-    const listener = runs.listenEnd(runId);
-    let run: RunRow;
+  // Listen (and tell other processes) before reading the run, so its end cannot fall between the two.
+  const announceThenRead = async (listener: { announce(): Promise<unknown>; close(): void }, runId: string, threadId: string | undefined): Promise<RunRow> => {
     try {
       await listener.announce();
-      run = await runs.get(runId, threadId);
+      return await runs.get(runId, threadId);
     } catch (error) {
       listener.close();
       throw error;
     }
+  };
+  const join = async (runId: string, threadId: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
+    await runs.get(runId, threadId);
+    const listener = runs.listenEnd(runId);
+    const run = await announceThenRead(listener, runId, threadId);
     await respondWhenDone(request, reply, listener, {
       finished: runs.isTerminal(run) ? () => runs.finishedResult(run) : undefined,
       isOver: isOver(runId),
@@ -197,14 +200,7 @@ export function registerRunRoutes(app: FastifyInstance, runs: RunService): void 
   };
   const joinStream = async (runId: string, threadId: string | undefined, cancelOnDisconnect: boolean, request: FastifyRequest, reply: FastifyReply) => {
     const listener = runs.listen(runId);
-    let run: RunRow;
-    try {
-      await listener.announce();
-      run = await runs.get(runId, threadId);
-    } catch (error) {
-      listener.close();
-      throw error;
-    }
+    const run = await announceThenRead(listener, runId, threadId);
     // Ids are the run's event sequence numbers: a resumable run's log is replayed after the last one the
     // client saw (all of it without the header), then the live events follow.
     const header = request.headers['last-event-id'];
