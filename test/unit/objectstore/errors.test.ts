@@ -12,18 +12,9 @@ import {
   destinationErrorDetail,
   isDestinationError,
 } from '../../../src/platform/objectstore/index.ts';
-import { ALL_KEYS, clientFor, KEYS } from './fixtures.ts';
+import { ALL_KEYS, clientFor, KEYS, thrownBy } from './fixtures.ts';
 
 const BUCKET = 'errors';
-
-async function thrownBy(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  assert.fail('expected the call to fail');
-}
 
 const put = (client: S3Client, key: string, bucket = BUCKET) =>
   client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: 'payload' }));

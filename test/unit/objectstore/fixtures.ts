@@ -1,4 +1,5 @@
-// Keys with different permission sets, shared by the object store tests.
+// Keys with different permission sets, and what a failing call threw, shared by the object store tests.
+import assert from 'node:assert/strict';
 import { ALL_S3_PERMISSIONS } from '../../helpers/s3/index.ts';
 import type { S3Permission, TestS3Key } from '../../helpers/s3/index.ts';
 import { createS3Client } from '../../../src/platform/objectstore/index.ts';
@@ -24,4 +25,14 @@ export const ALL_KEYS: TestS3Key[] = Object.values(KEYS);
 export function clientFor(endpointUrl: string, testKey: TestS3Key, tuning: S3ClientTuning = {}) {
   const { accessKeyId, secretAccessKey, sessionToken } = testKey;
   return createS3Client({ endpointUrl, credentials: { accessKeyId, secretAccessKey, sessionToken } }, tuning);
+}
+
+/** What the call threw; fails the test when it did not throw. */
+export async function thrownBy(promise: Promise<unknown>): Promise<Record<string, unknown>> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Record<string, unknown>;
+  }
+  assert.fail('expected the call to fail');
 }

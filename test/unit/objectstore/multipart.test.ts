@@ -13,7 +13,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { startTestS3 } from '../../helpers/s3/index.ts';
 import type { RecordedRequest, TestS3 } from '../../helpers/s3/index.ts';
 import { classifyS3Error } from '../../../src/platform/objectstore/index.ts';
-import { ALL_KEYS, clientFor, KEYS } from './fixtures.ts';
+import { ALL_KEYS, clientFor, KEYS, thrownBy } from './fixtures.ts';
 
 const BUCKET = 'parquet';
 const MiB = 1024 * 1024;
@@ -22,15 +22,6 @@ const PART_SIZE = 5 * MiB; // the S3 minimum for every part but the last
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 const isPart = (r: RecordedRequest) => r.method === 'PUT' && 'partNumber' in r.query;
 const isAbort = (r: RecordedRequest) => r.method === 'DELETE' && 'uploadId' in r.query;
-
-async function thrownBy(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  assert.fail('expected the call to fail');
-}
 
 describe('multipart uploads', () => {
   let s3: TestS3;

@@ -14,18 +14,9 @@ import {
 import { EMULATOR_MAX_BODY_BYTES, startTestS3 } from '../../helpers/s3/index.ts';
 import { classifyS3Error } from '../../../src/platform/objectstore/index.ts';
 import type { TestS3 } from '../../helpers/s3/index.ts';
-import { ALL_KEYS, clientFor, KEYS } from './fixtures.ts';
+import { ALL_KEYS, clientFor, KEYS, thrownBy } from './fixtures.ts';
 
 const BUCKET = 'harness';
-
-async function thrownBy(promise: Promise<unknown>): Promise<Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Record<string, unknown>;
-  }
-  assert.fail('expected the call to fail');
-}
 
 /** A client whose requests are altered after they were signed, as a broken proxy or an attacker would. */
 function tamperingClient(endpoint: string, tamper: (request: { headers: Record<string, string>; body?: unknown }) => void) {
