@@ -3,22 +3,9 @@ import assert from 'node:assert/strict';
 import { createClient } from 'redis';
 import { RedisEventBus } from '../../../src/platform/events/redis-event-bus.ts';
 import { redisUnavailable, TEST_REDIS_URL, uniqueChannel } from '../../helpers/redis.ts';
+import { collector, crossesOnlyWhileAnnounced, hearsInOrder, pause } from './cross-process-bus.ts';
 
 const skip = await redisUnavailable();
-
-function collector() {
-  const got: string[] = [];
-  let wake: (() => void) | undefined;
-  return {
-    got,
-    handler: (message: string) => { got.push(message); wake?.(); },
-    async until(count: number) {
-      while (got.length < count) await new Promise<void>((resolve) => { wake = resolve; });
-    },
-  };
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('redis event bus', { skip }, () => {
   test('another bus on the channel hears messages in order, large ones whole; the sender only once', async () => {
@@ -26,20 +13,10 @@ describe('redis event bus', { skip }, () => {
     const sender = await RedisEventBus.start(TEST_REDIS_URL, channel);
     const receiver = await RedisEventBus.start(TEST_REDIS_URL, channel);
     const elsewhere = await RedisEventBus.start(TEST_REDIS_URL, uniqueChannel('other'));
-    const local = collector();
-    const remote = collector();
-    sender.subscribe('run:1', local.handler);
-    receiver.subscribe('run:1', remote.handler);
     elsewhere.subscribe('run:1', () => assert.fail('a bus on another channel heard it'));
     receiver.subscribe('run:2', () => assert.fail('wrong topic'));
-    const big = 'é'.repeat(1_000_000) + '\n|end';
-    sender.publish('run:1', 'first');
-    sender.publish('run:1', big);
-    sender.publish('run:1', 'last');
-    await sender.flush();
-    await remote.until(3);
-    assert.deepEqual(remote.got, ['first', big, 'last']);
-    assert.deepEqual(local.got, ['first', big, 'last'], 'local subscribers hear their own process once');
+    // multi-byte, and with the framing's own separators in it
+    await hearsInOrder(sender, receiver, 'run:1', 'é'.repeat(1_000_000) + '\n|end');
     await sender.close();
     await receiver.close();
     await elsewhere.close();
@@ -69,22 +46,7 @@ describe('redis event bus', { skip }, () => {
     const channel = uniqueChannel('interest');
     const sender = await RedisEventBus.start(TEST_REDIS_URL, channel);
     const receiver = await RedisEventBus.start(TEST_REDIS_URL, channel);
-    const remote = collector();
-    receiver.subscribe('run:4', remote.handler);
-    sender.publish('run:4', 'unheard', { onlyIfAnnounced: true });
-    sender.publish('run:4', 'control');
-    await remote.until(1);
-    assert.equal(sender.listening('run:4'), false);
-    const withdraw = await receiver.announce('run:4');
-    // the announcement travels through Redis: wait until the sender has heard it
-    for (let i = 0; i < 100 && !sender.listening('run:4'); i++) await pause(10);
-    sender.publish('run:4', 'data', { onlyIfAnnounced: true });
-    await remote.until(2);
-    assert.deepEqual(remote.got, ['control', 'data']);
-    withdraw();
-    await receiver.flush();
-    for (let i = 0; i < 100 && sender.listening('run:4'); i++) await pause(10);
-    assert.equal(sender.listening('run:4'), false, 'the withdrawal reached the sender');
+    await crossesOnlyWhileAnnounced(sender, receiver, 'run:4');
     await sender.close();
     await receiver.close();
   });
