@@ -1,17 +1,11 @@
 // Joining a running resumable run through the SDK Client: leave mid-way, come back with the last event
 // id received (Last-Event-ID), and the run's whole event log arrives exactly once, in order.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@langchain/langgraph-sdk';
-import { startTestAgentServer, type TestAgentServer } from '../fixtures/agents/server.ts';
+import { agentServerForFile } from '../fixtures/agents/server.ts';
 
-let server: TestAgentServer;
-let client: Client;
-before(async () => {
-  server = await startTestAgentServer();
-  client = server.client;
-});
-after(() => server?.close());
+const server = await agentServerForFile();
+const { client } = server;
 
 interface Received {
   id?: string;

@@ -7,7 +7,7 @@ import { ENGINE, TEST_DATABASE_URL } from '../helpers/engine.ts';
 import { createClient } from 'redis';
 import { redisEventChannel } from '../../src/agent-server.ts';
 import { redisUnavailable, TEST_REDIS_URL } from '../helpers/redis.ts';
-import { dropStorage, newStorage, spawnAgentServer, type ChildAgentServer, type Storage } from '../fixtures/agents/server.ts';
+import { dropStorage, newStorage, pollUntil, spawnAgentServer, type ChildAgentServer, type Storage } from '../fixtures/agents/server.ts';
 
 const redisSkip = ENGINE === 'postgres' ? await redisUnavailable() : undefined;
 const children: ChildAgentServer[] = [];
@@ -17,15 +17,8 @@ after(async () => {
   for (const storage of storages) await dropStorage(storage);
 });
 
-async function eventually<T>(fn: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn().catch(() => undefined as T);
-    if (value !== undefined && ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+// The processes start and stop under the polling: a call that fails counts as not yet.
+const patiently = { timeoutMs: 30_000, retryErrors: true };
 
 describe('agent server processes', { timeout: 90_000 }, () => {
   test('a run killed mid-way (SIGKILL) is resumed from its last checkpoint by the next process', async () => {
@@ -35,7 +28,7 @@ describe('agent server processes', { timeout: 90_000 }, () => {
     children.push(first);
     const thread = await first.client.threads.create();
     const run = await first.client.runs.create(thread.thread_id, 'slow', { input: { ms: 1500 } });
-    await eventually(() => first.client.threads.getState(thread.thread_id), (state: any) => (state.values.steps ?? []).includes('first'));
+    await pollUntil(() => first.client.threads.getState(thread.thread_id), (state: any) => (state.values.steps ?? []).includes('first'), patiently);
     first.child.kill('SIGKILL');
     await first.exited;
 
@@ -63,7 +56,7 @@ describe('agent server processes', { timeout: 90_000 }, () => {
     children.push(two);
     const thread = await one.client.threads.create();
     const cron = await one.client.crons.createForThread(thread.thread_id, 'echo', { schedule: '* * * * * *', input: { messages: [] } } as any);
-    await eventually(() => two.client.runs.list(thread.thread_id, { limit: 100 }), (runs) => runs.length >= 4);
+    await pollUntil(() => two.client.runs.list(thread.thread_id, { limit: 100 }), (runs) => runs.length >= 4, patiently);
     await one.client.crons.delete(cron.cron_id);
     const runs = await two.client.runs.list(thread.thread_id, { limit: 100 });
     const slots = runs.map((run) => (run.metadata as any).cron_scheduled_for);
@@ -102,7 +95,7 @@ describe('agent server processes', { timeout: 90_000 }, () => {
 
         // Cancellation requested on one process reaches the run executing on the other.
         const slow = await apiOnly.client.runs.create(thread.thread_id, 'slow', { input: { ms: 5000 } });
-        await eventually(() => apiOnly.client.runs.get(thread.thread_id, slow.run_id), (run) => run.status === 'running');
+        await pollUntil(() => apiOnly.client.runs.get(thread.thread_id, slow.run_id), (run) => run.status === 'running', patiently);
         await apiOnly.client.runs.cancel(thread.thread_id, slow.run_id, true);
         assert.equal((await worker.client.runs.get(thread.thread_id, slow.run_id)).status, 'interrupted');
         if (listener) assert.ok(overheard.some((message) => message.includes(slow.run_id)), 'the run\'s events went through Redis');

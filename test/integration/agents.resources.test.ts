@@ -1,16 +1,10 @@
 // Assistants, threads and thread state through the SDK Client.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@langchain/langgraph-sdk';
-import { startTestAgentServer, type TestAgentServer } from '../fixtures/agents/server.ts';
+import { agentServerForFile } from '../fixtures/agents/server.ts';
 
-let server: TestAgentServer;
-let client: Client;
-before(async () => {
-  server = await startTestAgentServer({ env: { LANGGRAPH_CONFIG: JSON.stringify({ factory: { configurable: { who: 'env default' } } }) } });
-  client = server.client;
-});
-after(() => server?.close());
+const server = await agentServerForFile({ env: { LANGGRAPH_CONFIG: JSON.stringify({ factory: { configurable: { who: 'env default' } } }) } });
+const { client } = server;
 
 const status = (code: number) => (error: any) => error.status === code;
 

@@ -1,17 +1,11 @@
 // Thread runs and stateless runs through the SDK Client: wait, stream modes, interrupts, errors,
 // cancellation, multitask strategies, join, resumable streams.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@langchain/langgraph-sdk';
-import { startTestAgentServer, type TestAgentServer } from '../fixtures/agents/server.ts';
+import { agentServerForFile, pollUntil } from '../fixtures/agents/server.ts';
 
-let server: TestAgentServer;
-let client: Client;
-before(async () => {
-  server = await startTestAgentServer();
-  client = server.client;
-});
-after(() => server?.close());
+const server = await agentServerForFile();
+const { client } = server;
 
 const human = (content: string) => ({ messages: [{ role: 'user', content }] });
 
@@ -19,16 +13,6 @@ async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
   const events: { event: string; data: any }[] = [];
   for await (const event of stream) events.push(event);
   return events;
-}
-
-async function eventually<T>(fn: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('runs', { timeout: 30_000 }, () => {
@@ -168,8 +152,8 @@ describe('runs', { timeout: 30_000 }, () => {
   test('cancel a running run (interrupt, wait): status interrupted, thread idle, first step kept', async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 400 } });
-    await eventually(() => client.runs.get(thread.thread_id, run.run_id), (r) => r.status === 'running');
-    await eventually(() => client.threads.getState(thread.thread_id), (s: any) => (s.values.steps ?? []).includes('first'));
+    await pollUntil(() => client.runs.get(thread.thread_id, run.run_id), (r) => r.status === 'running');
+    await pollUntil(() => client.threads.getState(thread.thread_id), (s: any) => (s.values.steps ?? []).includes('first'));
     await client.runs.cancel(thread.thread_id, run.run_id, true, 'interrupt');
     assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, 'interrupted');
     const state: any = await client.threads.getState(thread.thread_id);
@@ -181,16 +165,16 @@ describe('runs', { timeout: 30_000 }, () => {
     const thread = await client.threads.create();
     const running = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 2000 } });
     const queued = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 1 }, multitaskStrategy: 'enqueue' });
-    await eventually(() => client.runs.get(thread.thread_id, running.run_id), (run) => run.status === 'running');
+    await pollUntil(() => client.runs.get(thread.thread_id, running.run_id), (run) => run.status === 'running');
     // bulk cancel is newer than the pinned SDK: the same request by hand
     const response = await fetch(`${server.url}/runs/cancel?action=interrupt`, {
       method: 'POST', headers: { 'x-api-key': server.storage.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ thread_id: thread.thread_id, status: 'all' }),
     });
     assert.equal(response.status, 204);
-    await eventually(() => client.runs.get(thread.thread_id, running.run_id), (run) => run.status === 'interrupted');
+    await pollUntil(() => client.runs.get(thread.thread_id, running.run_id), (run) => run.status === 'interrupted');
     assert.equal((await client.runs.get(thread.thread_id, queued.run_id)).status, 'interrupted');
-    await eventually(() => client.threads.get(thread.thread_id), (t) => t.status !== 'busy');
+    await pollUntil(() => client.threads.get(thread.thread_id), (t) => t.status !== 'busy');
 
     const other = await client.threads.create();
     const controller = new AbortController();
@@ -201,7 +185,7 @@ describe('runs', { timeout: 30_000 }, () => {
     } catch {
       // the SDK may end the iteration or throw on abort
     }
-    await eventually(() => client.runs.get(other.thread_id, runId!), (run) => run.status === 'interrupted');
+    await pollUntil(() => client.runs.get(other.thread_id, runId!), (run) => run.status === 'interrupted');
   });
 
   test('concurrent runs on one idle thread: exactly one is accepted, the others rejected', async () => {
@@ -235,7 +219,7 @@ describe('runs', { timeout: 30_000 }, () => {
   test('multitask interrupt cancels the running run and keeps its checkpoints; rollback deletes the run and its work', async () => {
     const thread = await client.threads.create();
     const first = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 300 } });
-    await eventually(() => client.threads.getState(thread.thread_id), (s: any) => (s.values.steps ?? []).includes('first'));
+    await pollUntil(() => client.threads.getState(thread.thread_id), (s: any) => (s.values.steps ?? []).includes('first'));
     const second = await client.runs.create(thread.thread_id, 'slow', { input: { ms: 1 }, multitaskStrategy: 'interrupt' });
     await client.runs.join(thread.thread_id, second.run_id);
     assert.equal((await client.runs.get(thread.thread_id, first.run_id)).status, 'interrupted');
@@ -244,7 +228,7 @@ describe('runs', { timeout: 30_000 }, () => {
 
     const other = await client.threads.create();
     const doomed = await client.runs.create(other.thread_id, 'slow', { input: { ms: 300 } });
-    await eventually(() => client.threads.getState(other.thread_id), (s: any) => (s.values.steps ?? []).includes('first'));
+    await pollUntil(() => client.threads.getState(other.thread_id), (s: any) => (s.values.steps ?? []).includes('first'));
     const winner = await client.runs.create(other.thread_id, 'slow', { input: { ms: 1 }, multitaskStrategy: 'rollback' });
     await client.runs.join(other.thread_id, winner.run_id);
     await assert.rejects(client.runs.get(other.thread_id, doomed.run_id), /404/);
@@ -312,7 +296,7 @@ describe('runs', { timeout: 30_000 }, () => {
       const run = await client.runs.create(thread.thread_id, 'echo', { input: human('later'), afterSeconds: 1, webhook: `http://127.0.0.1:${port}/hook` });
       assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, 'pending');
       await client.runs.join(thread.thread_id, run.run_id);
-      await eventually(async () => received.length, (n) => n === 1);
+      await pollUntil(async () => received.length, (n) => n === 1);
       assert.equal(received[0].run_id, run.run_id);
       assert.equal(received[0].status, 'success');
       assert.equal(received[0].values.messages.length, 2);

@@ -1,31 +1,15 @@
 // System routes, API keys, the user's own routes, CORS, start-up errors; the store API; crons.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import type { Client } from '@langchain/langgraph-sdk';
 import { loadConfig } from '../../src/config.ts';
 import { startAgentServer } from '../../src/agent-server.ts';
-import { dropStorage, FIXTURE_DIR, newStorage, serverEnv, startTestAgentServer, type TestAgentServer } from '../fixtures/agents/server.ts';
+import { agentServerForFile, dropStorage, FIXTURE_DIR, newStorage, pollUntil, serverEnv } from '../fixtures/agents/server.ts';
 
-let server: TestAgentServer;
-let client: Client;
-before(async () => {
-  server = await startTestAgentServer();
-  client = server.client;
-});
-after(() => server?.close());
+const server = await agentServerForFile();
+const { client } = server;
 
 const get = (url: string, headers: Record<string, string> = {}) => fetch(`${server.url}${url}`, { headers });
-
-async function eventually<T>(fn: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('system and auth', { timeout: 30_000 }, () => {
   test('/ok, /docs and /openapi.json are public; everything else needs a key from BERTH_API_KEY', async () => {
@@ -110,7 +94,7 @@ describe('crons', { timeout: 30_000 }, () => {
     const found = await client.crons.search({ assistantId: 'echo' });
     assert.equal(found[0]!.cron_id, cron.cron_id);
     // Fired runs are stateless (temporary threads deleted): the metrics count them.
-    await eventually(finishedRuns, (n) => n >= startCount + 2);
+    await pollUntil(finishedRuns, (n) => n >= startCount + 2);
     const patched = await (client.crons as any).update(cron.cron_id, { enabled: false });
     assert.equal(patched.enabled, false);
     await client.crons.delete(cron.cron_id);
@@ -120,7 +104,7 @@ describe('crons', { timeout: 30_000 }, () => {
   test('a thread cron runs on its thread; a bad schedule is a 422', async () => {
     const thread = await client.threads.create();
     const cron = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '* * * * * *', input: { messages: [] } } as any);
-    await eventually(() => client.runs.list(thread.thread_id), (runs) => runs.some((run) => run.status === 'success'));
+    await pollUntil(() => client.runs.list(thread.thread_id), (runs) => runs.some((run) => run.status === 'success'));
     await client.crons.delete(cron.cron_id);
     await assert.rejects(client.crons.create('echo', { schedule: 'every tuesday' } as any), (error: any) => error.status === 422);
   });
