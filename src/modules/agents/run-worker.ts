@@ -56,6 +56,8 @@ export class RunWorker {
   readonly #active = new Map<string, AbortController>();
   readonly #finishing = new Set<Promise<void>>();
   #reserved = 0;
+  /** Runs may be waiting that this worker had no room for when told about them: look again when a run ends. */
+  #backlog = false;
   #draining = false;
   #again = false;
   #stopped = false;
@@ -140,9 +142,14 @@ export class RunWorker {
           this.#o.logger.error({ err: error }, 'run claim failed');
           break;
         }
-        if (!run) break;
+        if (!run) {
+          // A queued run may be waiting for one of ours to end (one run per thread at a time).
+          this.#backlog = this.#active.size > 0;
+          break;
+        }
         this.#launch(run);
       }
+      if (!this.#stopped && this.#active.size + this.#reserved >= this.#o.concurrency) this.#backlog = true;
     } while (this.#again && !this.#stopped && this.#active.size < this.#o.concurrency);
   }
 
@@ -191,17 +198,22 @@ export class RunWorker {
   #launch(run: RunRow): void {
     const controller = new AbortController();
     this.#active.set(run.run_id, controller);
+    // Looking for the next run costs a query: only when a run of the ended run's thread waits, or when a
+    // queued run was announced that this worker could not take then (full, or blocked by a run of its own).
+    // Runs adopted at creation announce nothing, so a steady stream of them claims nothing.
     const done = this.#execute(run, controller).catch((error) => {
       this.#o.logger.error({ err: error, run_id: run.run_id }, 'run bookkeeping failed');
-    }).finally(() => {
+      return true;
+    }).then((queued) => {
       this.#active.delete(run.run_id);
       this.#finishing.delete(done);
-      this.wake();
+      if (queued || this.#backlog) this.wake();
     });
     this.#finishing.add(done);
   }
 
-  async #execute(run: RunRow, controller: AbortController): Promise<void> {
+  /** Runs one run to its end; true when runs of its thread wait for it. */
+  async #execute(run: RunRow, controller: AbortController): Promise<boolean> {
     const { runs, threads, registry, checkpointer, bus, logger } = this.#o;
     const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const topic = runTopic(run.run_id);
@@ -256,7 +268,7 @@ export class RunWorker {
       }
     }
     const reason = controller.signal.reason as CancelAction | 'lost' | undefined;
-    if (reason === 'lost') return;
+    if (reason === 'lost') return false;
 
     const valuesJson = lastValuesJson !== undefined && values === lastValues ? lastValuesJson : serialize(values);
     let thread: FinalThreadState | undefined;
@@ -278,13 +290,15 @@ export class RunWorker {
     // Every event is in the log (and on the bus) before the run reads as ended: a join that finds it ended
     // replays the whole log and stops.
     await stored;
+    let queued = true;
     if (reason === 'rollback') {
       await runs.delete(run.run_id);
       if (thread) await threads.setState(run.thread_id, { ...thread, status: thread.status === 'error' ? 'error' : thread.status });
       await runs.settleThread(run.thread_id);
     } else {
-      const mine = await runs.finish(run.run_id, this.id, status, thread);
-      if (!mine) return;
+      const finished = await runs.finish(run.run_id, this.id, status, thread);
+      if (!finished.mine) return false;
+      queued = finished.queued;
     }
     // A stateless run's thread is gone by the time its caller hears the end.
     if (kwargs.temporary && kwargs.on_completion !== 'keep') {
@@ -304,6 +318,7 @@ export class RunWorker {
         values: JSON.parse(valuesJson), ...(failure ? { error: failure } : {}),
       });
     }
+    return queued;
   }
 
   async stop(): Promise<void> {

@@ -179,10 +179,11 @@ export class RunRepo {
 
   /**
    * Ends a run and records its thread's state in one statement. The thread stays busy while other runs wait.
-   * Returns false when the run was no longer this worker's (it was recovered elsewhere).
+   * `mine` is false when the run was no longer this worker's (it was recovered elsewhere); `queued` tells
+   * that runs of the thread wait for this one (the worker then looks for work).
    */
-  async finish(runId: string, workerId: string, status: RunStatus, thread: FinalThreadState | undefined): Promise<boolean> {
-    const rows = await this.#db.query(
+  async finish(runId: string, workerId: string, status: RunStatus, thread: FinalThreadState | undefined): Promise<{ mine: boolean; queued: boolean }> {
+    const rows = await this.#db.query<{ thread_status: string | null }>(
       `WITH r AS (
          UPDATE agent_runs SET status = $3, updated_at = now(), lease_expires_at = NULL, cancel_action = NULL
           WHERE run_id = $1 AND worker_id = $2 AND status = 'running' RETURNING thread_id),
@@ -193,12 +194,12 @@ export class RunRepo {
            error = CASE WHEN $4 THEN $8::jsonb ELSE t.error END,
            status = CASE WHEN EXISTS (SELECT 1 FROM agent_runs p WHERE p.thread_id = t.thread_id AND p.status = 'pending') THEN 'busy' ELSE $7 END,
            updated_at = now(), state_updated_at = CASE WHEN $4 THEN now() ELSE t.state_updated_at END
-         FROM r WHERE t.thread_id = r.thread_id)
-       SELECT 1 FROM r`,
+         FROM r WHERE t.thread_id = r.thread_id RETURNING t.status)
+       SELECT (SELECT status FROM t) AS thread_status FROM r`,
       [runId, workerId, status, thread !== undefined, thread?.valuesJson ?? JSON.stringify(thread?.values ?? null), json(thread?.interrupts),
         thread?.status ?? 'idle', thread?.error === undefined ? null : JSON.stringify(thread.error)],
     );
-    return rows.length > 0;
+    return { mine: rows.length > 0, queued: rows[0]?.thread_status === 'busy' };
   }
 
   /** Marks runs cancelled: pending ones end at once (or are deleted on rollback); running ones get a request. */
