@@ -106,6 +106,22 @@ describe('DbCheckpointSaver', () => {
     assert.ok(await saver.getTuple({ configurable: { thread_id: keep } }));
   });
 
+  test('large values are stored compressed and read back whole; small ones stay readable JSON', async () => {
+    const thread = `t-${uuid6(-1)}`;
+    const big = checkpoint({ log: Array.from({ length: 2000 }, (_, i) => `entry ${i}`) });
+    const config = await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '' } }, big, { source: 'loop', step: 0, parents: {} }, {});
+    await saver.putWrites(config, [['log', Array.from({ length: 1000 }, (_, i) => `write ${i}`)], ['small', 'x']], 'task-1');
+    const rows = await db.query<{ type: string; checkpoint: string }>('SELECT type, checkpoint FROM agent_checkpoints WHERE thread_id = $1', [thread]);
+    assert.equal(rows[0]!.type, 'json+zstd');
+    assert.ok(rows[0]!.checkpoint.length < JSON.stringify(big).length / 4, 'compressed');
+    const writes = await db.query<{ channel: string; type: string; value: string }>('SELECT channel, type, value FROM agent_checkpoint_writes WHERE thread_id = $1 ORDER BY idx', [thread]);
+    assert.deepEqual(writes.map((w) => [w.channel, w.type]), [['log', 'json+zstd'], ['small', 'json']]);
+    assert.equal(writes[1]!.value, '"x"');
+    const tuple = await saver.getTuple({ configurable: { thread_id: thread } });
+    assert.deepEqual(tuple?.checkpoint.channel_values, big.channel_values);
+    assert.deepEqual(tuple?.pendingWrites?.map(([, channel, value]) => [channel, Array.isArray(value) ? value.length : value]), [['log', 1000], ['small', 'x']]);
+  });
+
   test('a real graph interrupts and resumes through the saver', async () => {
     const State = Annotation.Root({ answer: Annotation<string>(), log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
     const graph = new StateGraph(State)
