@@ -19,7 +19,7 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import type { SqlExecutor } from '../../platform/db/index.ts';
+import { prepared, type SqlExecutor } from '../../platform/db/index.ts';
 import { CheckpointSerializer } from './checkpoint-serde.ts';
 
 interface CheckpointRow {
@@ -90,11 +90,11 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     const checkpointId: string | undefined = config.configurable?.checkpoint_id ?? config.configurable?.thread_ts;
     const rows = checkpointId
       ? await this.#db.query<CheckpointRow>(
-        `${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3`,
+        prepared(`${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3`),
         [String(threadId), ns, checkpointId],
       )
       : await this.#db.query<CheckpointRow>(
-        `${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT 1`,
+        prepared(`${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 ORDER BY c.checkpoint_id DESC LIMIT 1`),
         [String(threadId), ns],
       );
     return rows[0] ? this.#toTuple(rows[0]) : undefined;
@@ -137,11 +137,11 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(withRunIdentity(metadata, config.configurable)),
     ]);
     await this.#db.query(
-      `INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+      prepared(`INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
        ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
        DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
-                     parent_checkpoint_id = EXCLUDED.parent_checkpoint_id`,
+                     parent_checkpoint_id = EXCLUDED.parent_checkpoint_id`),
       [String(threadId), ns, checkpoint.id, parentId, ...encode(type, bytes), jsonText(metadataBytes)],
     );
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
@@ -168,10 +168,10 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
       return `(${Array.from({ length: 9 }, (_, i) => `$${base + i + 1}`).join(', ')})`;
     });
     await this.#db.query(
-      `INSERT INTO agent_checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+      prepared(`INSERT INTO agent_checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
        VALUES ${values.join(', ')}
        ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
-        upsert ? 'DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value' : 'DO NOTHING'}`,
+        upsert ? 'DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value' : 'DO NOTHING'}`),
       params,
     );
   }

@@ -6,6 +6,7 @@ import { openPostgres } from './postgres.ts';
 
 export type { Db, Engine, SqlExecutor } from './db.ts';
 export { formatTimestamptz } from './db.ts';
+export { prepared } from './prepared.ts';
 export { migrate, loadMigrations, SchemaTooNewError } from './migrate.ts';
 
 export interface OpenDbOptions {

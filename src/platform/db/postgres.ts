@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { advisoryKey, formatTimestamptz, INT8_OID, TIMESTAMPTZ_OID, type Db } from './db.ts';
+import { preparedName } from './prepared.ts';
 
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -56,7 +57,11 @@ export async function openPostgres({ url, schema, poolSize = 10 }: PostgresOptio
     kysely,
     schema,
     async query<T>(text: string, params?: unknown[]) {
-      const result = await pool.query(text, params as unknown[]);
+      // A statement without parameters may hold several commands: only the simple protocol runs those.
+      const name = params?.length ? preparedName(text) : undefined;
+      const result = name
+        ? await pool.query({ name, text, values: params as unknown[] })
+        : await pool.query(text, params as unknown[]);
       return result.rows as T[];
     },
     async exec(text: string) {

@@ -1,5 +1,5 @@
 // The only SQL for runs and the durable run queue.
-import type { SqlExecutor } from '../../../platform/db/index.ts';
+import { prepared, type SqlExecutor } from '../../../platform/db/index.ts';
 import { json, Where } from './sql.ts';
 import type { ThreadStatus } from './threads.ts';
 
@@ -78,7 +78,7 @@ export class RunRepo {
   /** Inserts the run and marks its thread busy (creating a temporary thread first when asked). */
   async insert(run: NewRun, options: { createThread?: Record<string, unknown>; ownedBy?: { workerId: string; leaseSeconds: number } }, tx: SqlExecutor = this.#db): Promise<RunRow> {
     const rows = await tx.query<RunRow>(
-      `WITH t0 AS (INSERT INTO agent_threads (thread_id, metadata) SELECT $2, $10::jsonb WHERE $10::jsonb IS NOT NULL ON CONFLICT DO NOTHING),
+      prepared(`WITH t0 AS (INSERT INTO agent_threads (thread_id, metadata) SELECT $2, $10::jsonb WHERE $10::jsonb IS NOT NULL ON CONFLICT DO NOTHING),
        r AS (
          INSERT INTO agent_runs (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, available_at, webhook,
                                  attempt, worker_id, lease_expires_at)
@@ -88,7 +88,7 @@ export class RunRepo {
                  CASE WHEN $11::text IS NULL THEN NULL ELSE now() + $12::float8 * interval '1 second' END)
          RETURNING ${COLUMNS}),
        t AS (UPDATE agent_threads SET status = 'busy', updated_at = now(), metadata = metadata || $9::jsonb WHERE thread_id = $2)
-       SELECT * FROM r`,
+       SELECT * FROM r`),
       [run.run_id, run.thread_id, run.assistant_id, json(run.metadata), json(run.kwargs), run.multitask_strategy, run.after_seconds,
         run.webhook, json({ graph_id: run.kwargs.config.configurable?.graph_id, assistant_id: run.assistant_id }),
         options.createThread ? json(options.createThread) : null, options.ownedBy?.workerId ?? null, options.ownedBy?.leaseSeconds ?? 0],
@@ -103,7 +103,7 @@ export class RunRepo {
    */
   async insertIfIdle(run: NewRun, ownedBy: { workerId: string; leaseSeconds: number } | undefined): Promise<RunRow | undefined> {
     const rows = await this.#db.query<RunRow>(
-      `WITH t AS (
+      prepared(`WITH t AS (
          UPDATE agent_threads SET status = 'busy', updated_at = now(), metadata = metadata || $9::jsonb
           WHERE thread_id = $2 AND status <> 'busy' RETURNING thread_id)
        INSERT INTO agent_runs (run_id, thread_id, assistant_id, status, metadata, kwargs, multitask_strategy, available_at, webhook,
@@ -113,7 +113,7 @@ export class RunRepo {
               CASE WHEN $10::text IS NULL THEN 0 ELSE 1 END, $10::text,
               CASE WHEN $10::text IS NULL THEN NULL ELSE now() + $11::float8 * interval '1 second' END
          FROM t
-       RETURNING ${COLUMNS}`,
+       RETURNING ${COLUMNS}`),
       [run.run_id, run.thread_id, run.assistant_id, json(run.metadata), json(run.kwargs), run.multitask_strategy, run.after_seconds,
         run.webhook, json({ graph_id: run.kwargs.config.configurable?.graph_id, assistant_id: run.assistant_id }),
         ownedBy?.workerId ?? null, ownedBy?.leaseSeconds ?? 0],
@@ -124,7 +124,7 @@ export class RunRepo {
   /** Claims the oldest runnable run: FIFO per thread, never two running runs on one thread. */
   async claim(workerId: string, leaseSeconds: number): Promise<RunRow | undefined> {
     const rows = await this.#db.query<RunRow>(
-      `WITH next AS (
+      prepared(`WITH next AS (
          SELECT r.run_id FROM agent_runs r
           WHERE r.status = 'pending' AND r.available_at <= now()
             AND NOT EXISTS (SELECT 1 FROM agent_runs o WHERE o.thread_id = r.thread_id AND o.status = 'running')
@@ -132,7 +132,7 @@ export class RunRepo {
           ORDER BY r.created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
        UPDATE agent_runs SET status = 'running', attempt = attempt + 1, worker_id = $1,
          lease_expires_at = now() + $2::float8 * interval '1 second', updated_at = now()
-       FROM next WHERE agent_runs.run_id = next.run_id RETURNING ${R_COLUMNS}`,
+       FROM next WHERE agent_runs.run_id = next.run_id RETURNING ${R_COLUMNS}`),
       [workerId, leaseSeconds],
     );
     return rows[0];
@@ -150,8 +150,8 @@ export class RunRepo {
   async heartbeat(workerId: string, runIds: string[], leaseSeconds: number): Promise<{ run_id: string; cancel_action: CancelAction | null }[]> {
     if (runIds.length === 0) return [];
     return this.#db.query(
-      `UPDATE agent_runs SET lease_expires_at = now() + $3::float8 * interval '1 second'
-        WHERE run_id = ANY($2::uuid[]) AND worker_id = $1 AND status = 'running' RETURNING run_id, cancel_action`,
+      prepared(`UPDATE agent_runs SET lease_expires_at = now() + $3::float8 * interval '1 second'
+        WHERE run_id = ANY($2::uuid[]) AND worker_id = $1 AND status = 'running' RETURNING run_id, cancel_action`),
       [workerId, runIds, leaseSeconds],
     );
   }
@@ -184,7 +184,7 @@ export class RunRepo {
    */
   async finish(runId: string, workerId: string, status: RunStatus, thread: FinalThreadState | undefined): Promise<{ mine: boolean; queued: boolean }> {
     const rows = await this.#db.query<{ thread_status: string | null }>(
-      `WITH r AS (
+      prepared(`WITH r AS (
          UPDATE agent_runs SET status = $3, updated_at = now(), lease_expires_at = NULL, cancel_action = NULL
           WHERE run_id = $1 AND worker_id = $2 AND status = 'running' RETURNING thread_id),
        t AS (
@@ -195,7 +195,7 @@ export class RunRepo {
            status = CASE WHEN EXISTS (SELECT 1 FROM agent_runs p WHERE p.thread_id = t.thread_id AND p.status = 'pending') THEN 'busy' ELSE $7 END,
            updated_at = now(), state_updated_at = CASE WHEN $4 THEN now() ELSE t.state_updated_at END
          FROM r WHERE t.thread_id = r.thread_id RETURNING t.status)
-       SELECT (SELECT status FROM t) AS thread_status FROM r`,
+       SELECT (SELECT status FROM t) AS thread_status FROM r`),
       [runId, workerId, status, thread !== undefined, thread?.valuesJson ?? JSON.stringify(thread?.values ?? null), json(thread?.interrupts),
         thread?.status ?? 'idle', thread?.error === undefined ? null : JSON.stringify(thread.error)],
     );
@@ -258,8 +258,8 @@ export class RunRepo {
 
   async get(runId: string, threadId?: string): Promise<RunRow | undefined> {
     const rows = threadId
-      ? await this.#db.query<RunRow>(`SELECT ${COLUMNS} FROM agent_runs WHERE run_id = $1 AND thread_id = $2`, [runId, threadId])
-      : await this.#db.query<RunRow>(`SELECT ${COLUMNS} FROM agent_runs WHERE run_id = $1`, [runId]);
+      ? await this.#db.query<RunRow>(prepared(`SELECT ${COLUMNS} FROM agent_runs WHERE run_id = $1 AND thread_id = $2`), [runId, threadId])
+      : await this.#db.query<RunRow>(prepared(`SELECT ${COLUMNS} FROM agent_runs WHERE run_id = $1`), [runId]);
     return rows[0];
   }
 
