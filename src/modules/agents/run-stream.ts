@@ -15,8 +15,8 @@ export interface ExecutionOutcome {
   values: unknown;
   /** Nodes due after the last checkpoint of the root graph; empty when the run went to the end. */
   next: string[] | undefined;
-  /** The values object last passed to emit as a `values` event (its JSON may be reused). */
-  lastValuesEmitted: unknown;
+  /** `values` as JSON, when it was serialized already (streamed, or while the final checkpoint was written). */
+  valuesJson: string | undefined;
 }
 
 /** Messages become their dict form ({type, content, …}), as the official servers send them. */
@@ -71,7 +71,8 @@ export interface ExecuteOptions {
   resume: boolean;
   signal: AbortSignal;
   Command: any;
-  emit(event: StreamEvent): void;
+  /** Returns the event's data as JSON when it serialized it (someone listens). */
+  emit(event: StreamEvent): string | void;
 }
 
 export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutcome> {
@@ -105,7 +106,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
   emit({ event: 'metadata', data: { run_id: run.run_id, attempt: run.attempt } });
   let values: unknown = null;
   let next: string[] | undefined;
-  let lastValuesEmitted: unknown;
+  let valuesJson: string | undefined;
 
   const onChunk = (chunk: unknown) => {
     const [ns, mode, raw] = (kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [string[], string, any];
@@ -113,19 +114,28 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
     if (mode === 'checkpoints' && requested.has('checkpoints')) data = checkpointEvent(raw);
     else if (mode === 'debug' && raw?.type === 'checkpoint') data = { ...raw, payload: checkpointEvent(raw.payload) };
     const suffix = kwargs.subgraphs && ns.length ? `|${ns.join('|')}` : '';
-    if (mode === 'values' && !suffix) values = data;
+    const rootValues = mode === 'values' && !suffix;
+    if (rootValues) {
+      values = data;
+      valuesJson = undefined;
+    }
     if (mode === 'checkpoints' && !suffix) next = (raw as { next?: string[] }).next;
     if (mode === 'messages') {
       if (requested.has('messages-tuple')) emit({ event: `messages${suffix}`, data });
     } else if (requested.has(mode)) {
-      if (mode === 'values' && !suffix) lastValuesEmitted = data;
-      emit({ event: `${mode}${suffix}`, data });
+      const json = emit({ event: `${mode}${suffix}`, data });
+      if (rootValues && typeof json === 'string') valuesJson = json;
+    }
+    // The final checkpoint (nothing next) is being written as this arrives, after the last values: the
+    // answer is serialized meanwhile rather than after the write.
+    if (mode === 'checkpoints' && !suffix && next?.length === 0 && values !== null && valuesJson === undefined) {
+      valuesJson = serialize(values);
     }
   };
 
   if (!requested.has('events') && !requested.has('messages')) {
     for await (const chunk of await graph.stream(input, streamOptions)) onChunk(chunk);
-    return { values, next, lastValuesEmitted };
+    return { values, next, valuesJson };
   }
 
   const partial = new Map<string, any>();
@@ -157,5 +167,5 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
       emit({ event: 'messages/partial', data: [partial.get(message.id)] });
     }
   }
-  return { values, next, lastValuesEmitted };
+  return { values, next, valuesJson };
 }

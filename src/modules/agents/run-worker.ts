@@ -221,30 +221,32 @@ export class RunWorker {
     const kwargs = run.kwargs;
     let seq = (run.attempt - 1) * SEQ_PER_ATTEMPT;
     let stored: Promise<unknown> = Promise.resolve();
-    let lastValuesJson: string | undefined;
     const emit = (event: { event: string; data: unknown }) => {
       const id = seq++;
       // Nobody streams this run (a `wait`, a background run): its events need not be serialized at all.
       if (!kwargs.resumable && !bus.listening(topic) && !bus.listening(threadEvents)) return;
       const data = serialize(event.data);
-      if (event.event === 'values') lastValuesJson = data;
       const encoded = encodeEvent(id, event.event, data);
       const publish = () => {
         bus.publish(topic, encoded, { onlyIfAnnounced: true });
         bus.publish(threadEvents, encoded, { onlyIfAnnounced: true });
       };
-      if (!kwargs.resumable) return publish();
+      if (!kwargs.resumable) {
+        publish();
+        return data;
+      }
       // Stored before it is published: a joiner listens first and then reads the log, so every event
       // reaches it from one side or the other (the SSE writer drops the ids it already sent).
       stored = stored.then(() => runs.appendEvents(run.run_id, [{ seq: id, event: event.event, data }])).catch((error) => {
         log.warn({ err: error, seq: id }, 'storing a resumable stream event failed');
       }).then(publish);
+      return data;
     };
     const graphId = String(kwargs.config.configurable?.graph_id ?? '');
     const started = Date.now();
     let status: RunStatus = 'success';
     let values: unknown = null;
-    let lastValues: unknown;
+    let serializedValues: string | undefined;
     let next: string[] | undefined;
     let failure: { error: string; message: string } | undefined;
     let graph: RunnableGraph | undefined;
@@ -255,7 +257,7 @@ export class RunWorker {
       const outcome = await executeRun({ graph, run, resume, signal: controller.signal, Command: this.#o.Command, emit });
       values = outcome.values;
       next = outcome.next;
-      lastValues = outcome.lastValuesEmitted;
+      serializedValues = outcome.valuesJson;
       if (controller.signal.aborted) status = 'interrupted';
     } catch (error) {
       if (controller.signal.aborted) {
@@ -270,7 +272,7 @@ export class RunWorker {
     const reason = controller.signal.reason as CancelAction | 'lost' | undefined;
     if (reason === 'lost') return false;
 
-    const valuesJson = lastValuesJson !== undefined && values === lastValues ? lastValuesJson : serialize(values);
+    const valuesJson = serializedValues ?? serialize(values);
     let thread: FinalThreadState | undefined;
     if (kwargs.temporary) {
       thread = { values, valuesJson, interrupts: {}, status: status === 'error' ? 'error' : 'idle', error: failure };
