@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { ENGINE, TEST_DATABASE_URL } from '../helpers/engine.ts';
 import { createClient } from 'redis';
 import { redisEventChannel } from '../../src/agent-server.ts';
+import { cronFireRunId } from '../../src/modules/agents/cron-fires.ts';
 import { redisUnavailable, TEST_REDIS_URL } from '../helpers/redis.ts';
 import { dropStorage, newStorage, pollUntil, spawnAgentServer, type ChildAgentServer, type Storage } from '../fixtures/agents/server.ts';
 
@@ -62,6 +63,7 @@ describe('agent server processes', { timeout: 90_000 }, () => {
     const slots = runs.map((run) => (run.metadata as any).cron_scheduled_for);
     assert.ok(slots.every((slot) => typeof slot === 'string'));
     assert.equal(new Set(slots).size, slots.length, `no occurrence fired twice: ${slots.join(', ')}`);
+    assert.ok(runs.every((run) => run.run_id === cronFireRunId(cron.cron_id, (run.metadata as any).cron_scheduled_for)), 'each run has its fire\'s id');
   });
 
   for (const transport of ['PostgreSQL NOTIFY', 'Redis pub/sub'] as const) {

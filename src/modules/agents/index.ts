@@ -23,7 +23,8 @@ import { registerThreadRoutes } from './routes/threads.ts';
 import { registerRunRoutes } from './routes/runs.ts';
 import { registerStoreRoutes } from './routes/store.ts';
 import { registerCronRoutes } from './routes/crons.ts';
-import { CronScheduler, CronService } from './crons.ts';
+import { CronService } from './crons.ts';
+import { CronFires, CronScheduler } from './cron-fires.ts';
 
 export { loadGraphConfig, GraphConfigError, type GraphConfig } from './graph-config.ts';
 export { DbCheckpointSaver } from './checkpointer.ts';
@@ -53,6 +54,9 @@ export interface AgentServer {
   registry: GraphRegistry;
   checkpointer: DbCheckpointSaver;
   store: DbStore;
+  crons: CronService;
+  /** Claim, delivery and recovery of cron fires (the scheduler drives them; tests call the steps). */
+  cronFires: CronFires;
   registerRoutes(app: FastifyInstance): void;
   startWorkers(): Promise<void>;
   stopWorkers(): Promise<void>;
@@ -95,7 +99,8 @@ export async function createAgentServer(deps: AgentServerDeps): Promise<AgentSer
   const threads = new ThreadService(db, registry, checkpointer);
   const runs = new RunService({ db, bus, assistants, threads: threads.repo, checkpointer });
   runs.webhooksEnabled = !graphConfig.http.disableWebhooks;
-  const crons = new CronService(db, runs, assistants);
+  const crons = new CronService(db, assistants);
+  const cronFires = new CronFires(db, runs, logger);
   const runMetrics = new RunMetrics();
   const webhooks = createWebhookSender({ logger });
   const worker = new RunWorker({
@@ -103,13 +108,15 @@ export async function createAgentServer(deps: AgentServerDeps): Promise<AgentSer
     Command: langgraph.module.Command, concurrency: settings.workers, leaseSeconds: settings.leaseSeconds, maxAttempts: settings.maxAttempts,
   });
   if (settings.workers > 0) runs.local = { id: worker.id, leaseSeconds: settings.leaseSeconds, tryReserve: () => worker.tryReserve(), unreserve: () => worker.unreserve(), adopt: (run) => worker.adopt(run) };
-  const scheduler = new CronScheduler({ db, crons, logger, intervalSeconds: settings.cronIntervalSeconds, bus });
+  const scheduler = new CronScheduler({ crons, fires: cronFires, logger, intervalSeconds: settings.cronIntervalSeconds, bus });
   let sweeper: NodeJS.Timeout | undefined;
 
   return {
     registry,
     checkpointer,
     store,
+    crons,
+    cronFires,
     langgraphVersion: langgraph.version,
     registerRoutes(app) {
       const http = graphConfig.http;
