@@ -17,7 +17,7 @@ import { RunService } from './runs.ts';
 import { RunWorker } from './run-worker.ts';
 import { DbStore } from './store.ts';
 import { ThreadService } from './threads.ts';
-import { createWebhookSender } from './webhooks.ts';
+import { WebhookOutbox } from './webhooks.ts';
 import { registerAssistantRoutes } from './routes/assistants.ts';
 import { registerThreadRoutes } from './routes/threads.ts';
 import { registerRunRoutes } from './routes/runs.ts';
@@ -102,7 +102,7 @@ export async function createAgentServer(deps: AgentServerDeps): Promise<AgentSer
   const crons = new CronService(db, assistants);
   const cronFires = new CronFires(db, runs, logger);
   const runMetrics = new RunMetrics();
-  const webhooks = createWebhookSender({ logger });
+  const webhooks = new WebhookOutbox({ db, logger });
   const worker = new RunWorker({
     runs: runs.repo, threads: threads.repo, registry, checkpointer, bus, logger, webhooks, metrics: runMetrics,
     Command: langgraph.module.Command, concurrency: settings.workers, leaseSeconds: settings.leaseSeconds, maxAttempts: settings.maxAttempts,
@@ -130,6 +130,7 @@ export async function createAgentServer(deps: AgentServerDeps): Promise<AgentSer
     },
     async startWorkers() {
       if (settings.workers > 0) await worker.start();
+      webhooks.start();
       await scheduler.start();
       const ttl = graphConfig.store.ttl;
       if (ttl) {
@@ -141,7 +142,7 @@ export async function createAgentServer(deps: AgentServerDeps): Promise<AgentSer
       if (sweeper) clearInterval(sweeper);
       await scheduler.stop();
       await worker.stop();
-      await webhooks.close();
+      await webhooks.stop();
     },
     metrics: () => runMetrics.render(db, worker.activeRuns),
   };

@@ -11,7 +11,7 @@ import { executeRun, serialize } from './run-stream.ts';
 import type { CancelAction, FinalThreadState, RunRepo, RunRow, RunStatus } from './repo/runs.ts';
 import type { ThreadRepo } from './repo/threads.ts';
 import { END_EVENT, encodeEvent, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
-import type { WebhookSender } from './webhooks.ts';
+import { webhookPayload, type WebhookDelivery } from './webhooks.ts';
 import type { RunMetrics } from './metrics.ts';
 
 export interface RunWorkerOptions {
@@ -21,7 +21,8 @@ export interface RunWorkerOptions {
   checkpointer: DbCheckpointSaver;
   bus: EventBus;
   logger: Logger;
-  webhooks: WebhookSender;
+  /** Where finished runs' webhooks are recorded and delivered from (see webhooks.ts). */
+  webhooks: { wake(): void; record(runId: string, delivery: WebhookDelivery): Promise<void> };
   metrics: RunMetrics;
   Command: any;
   concurrency: number;
@@ -293,15 +294,18 @@ export class RunWorker {
     // replays the whole log and stops.
     await stored;
     let queued = true;
+    const webhook = run.webhook ? { url: run.webhook, payload: this.#webhookPayload(run, status, started, valuesJson, failure) } : undefined;
     if (reason === 'rollback') {
       await runs.delete(run.run_id);
       if (thread) await threads.setState(run.thread_id, { ...thread, status: thread.status === 'error' ? 'error' : thread.status });
       await runs.settleThread(run.thread_id);
+      if (webhook) await this.#o.webhooks.record(run.run_id, webhook);
     } else {
-      const finished = await runs.finish(run.run_id, this.id, status, thread);
+      const finished = await runs.finish(run.run_id, this.id, status, thread, webhook);
       if (!finished.mine) return false;
       queued = finished.queued;
     }
+    if (webhook) this.#o.webhooks.wake();
     // A stateless run's thread is gone by the time its caller hears the end.
     if (kwargs.temporary && kwargs.on_completion !== 'keep') {
       await threads.delete(run.thread_id).catch((error) => log.warn({ err: error }, 'deleting the temporary thread failed'));
@@ -313,14 +317,15 @@ export class RunWorker {
     bus.publish(runEndTopic(run.run_id), end, { onlyIfAnnounced: true });
     this.#o.metrics.observe(status, (Date.now() - started) / 1000);
     log.debug({ status, run_ms: Date.now() - started }, 'run finished');
-    if (run.webhook) {
-      const { worker_id: _w, cancel_action: _c, attempt: _a, ...publicRun } = run;
-      this.#o.webhooks.send(run.webhook, {
-        ...publicRun, status, run_started_at: new Date(started).toISOString(), run_ended_at: new Date().toISOString(),
-        values: JSON.parse(valuesJson), ...(failure ? { error: failure } : {}),
-      });
-    }
     return queued;
+  }
+
+  #webhookPayload(run: RunRow, status: RunStatus, started: number, valuesJson: string, failure: { error: string; message: string } | undefined): string {
+    const { worker_id: _w, cancel_action: _c, attempt: _a, webhook: _h, ...publicRun } = run;
+    return webhookPayload({
+      ...publicRun, webhook: run.webhook, status, run_started_at: new Date(started).toISOString(), run_ended_at: new Date().toISOString(),
+      ...(failure ? { error: failure } : {}),
+    }, valuesJson);
   }
 
   async stop(): Promise<void> {

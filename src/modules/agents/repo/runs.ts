@@ -2,6 +2,7 @@
 import { prepared, type SqlExecutor } from '../../../platform/db/index.ts';
 import { json, Where } from './sql.ts';
 import type { ThreadStatus } from './threads.ts';
+import type { WebhookDelivery } from '../webhooks.ts';
 
 export type RunStatus = 'pending' | 'running' | 'success' | 'error' | 'timeout' | 'interrupted';
 export type MultitaskStrategy = 'reject' | 'interrupt' | 'rollback' | 'enqueue';
@@ -178,11 +179,12 @@ export class RunRepo {
   }
 
   /**
-   * Ends a run and records its thread's state in one statement. The thread stays busy while other runs wait.
+   * Ends a run and records its thread's state (and its webhook's delivery) in one statement. The thread
+   * stays busy while other runs wait.
    * `mine` is false when the run was no longer this worker's (it was recovered elsewhere); `queued` tells
    * that runs of the thread wait for this one (the worker then looks for work).
    */
-  async finish(runId: string, workerId: string, status: RunStatus, thread: FinalThreadState | undefined): Promise<{ mine: boolean; queued: boolean }> {
+  async finish(runId: string, workerId: string, status: RunStatus, thread: FinalThreadState | undefined, webhook?: WebhookDelivery): Promise<{ mine: boolean; queued: boolean }> {
     const rows = await this.#db.query<{ thread_status: string | null }>(
       prepared(`WITH r AS (
          UPDATE agent_runs SET status = $3, updated_at = now(), lease_expires_at = NULL, cancel_action = NULL
@@ -194,10 +196,13 @@ export class RunRepo {
            error = CASE WHEN $4 THEN $8::jsonb ELSE t.error END,
            status = CASE WHEN EXISTS (SELECT 1 FROM agent_runs p WHERE p.thread_id = t.thread_id AND p.status = 'pending') THEN 'busy' ELSE $7 END,
            updated_at = now(), state_updated_at = CASE WHEN $4 THEN now() ELSE t.state_updated_at END
-         FROM r WHERE t.thread_id = r.thread_id RETURNING t.status)
+         FROM r WHERE t.thread_id = r.thread_id RETURNING t.status),
+       w AS (
+         INSERT INTO agent_webhook_deliveries (delivery_id, run_id, url, payload)
+         SELECT gen_random_uuid(), $1, $9, $10 FROM r WHERE $9::text IS NOT NULL)
        SELECT (SELECT status FROM t) AS thread_status FROM r`),
       [runId, workerId, status, thread !== undefined, thread?.valuesJson ?? JSON.stringify(thread?.values ?? null), json(thread?.interrupts),
-        thread?.status ?? 'idle', thread?.error === undefined ? null : JSON.stringify(thread.error)],
+        thread?.status ?? 'idle', thread?.error === undefined ? null : JSON.stringify(thread.error), webhook?.url ?? null, webhook?.payload ?? null],
     );
     return { mine: rows.length > 0, queued: rows[0]?.thread_status === 'busy' };
   }
