@@ -22,7 +22,8 @@ import {
 import { prepared, type SqlExecutor } from '../../platform/db/index.ts';
 import { CheckpointSerializer } from './checkpoint-serde.ts';
 
-interface CheckpointRow {
+/** A stored checkpoint with its pending writes, as one query (or a run's insert, see latestCheckpointSql) reads it. */
+export interface CheckpointRow {
   thread_id: string;
   checkpoint_ns: string;
   checkpoint_id: string;
@@ -49,8 +50,19 @@ const SELECT_TUPLE = `
       WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id) AS writes
   FROM agent_checkpoints c`;
 
+/**
+ * SQL for the latest root checkpoint of the thread whose id is the parameter `param` (text), as one JSON
+ * value or null: a run's insert reads it in the same statement (see prime).
+ */
+export function latestCheckpointSql(param: string): string {
+  return `(SELECT row_to_json(x) FROM (${SELECT_TUPLE} WHERE c.thread_id = ${param} AND c.checkpoint_ns = ''
+    ORDER BY c.checkpoint_id DESC LIMIT 1) x)`;
+}
+
 export class DbCheckpointSaver extends BaseCheckpointSaver {
   readonly #db: SqlExecutor;
+  /** Runs' first reads, fetched with their inserts: run id → thread and its latest checkpoint (or none). */
+  readonly #primed = new Map<string, { threadId: string; row: CheckpointRow | null }>();
 
   constructor(db: SqlExecutor, serde?: SerializerProtocol) {
     super(serde);
@@ -83,11 +95,29 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     return tuple;
   }
 
+  /**
+   * Answers the first read of a run's thread (its latest root checkpoint) with the row its insert returned,
+   * saving that round trip. Nothing but the run itself writes the thread's checkpoints from its insert on.
+   */
+  prime(runId: string, threadId: string, row: CheckpointRow | null): void {
+    this.#primed.set(runId, { threadId, row });
+  }
+
+  forget(runId: string): void {
+    this.#primed.delete(runId);
+  }
+
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = config.configurable?.thread_id;
     if (threadId === undefined || threadId === null) return undefined;
     const ns: string = config.configurable?.checkpoint_ns ?? '';
     const checkpointId: string | undefined = config.configurable?.checkpoint_id ?? config.configurable?.thread_ts;
+    const runId = config.configurable?.run_id;
+    const primed = typeof runId === 'string' && !checkpointId && ns === '' ? this.#primed.get(runId) : undefined;
+    if (primed && primed.threadId === String(threadId)) {
+      this.#primed.delete(runId);
+      return primed.row ? this.#toTuple(primed.row) : undefined;
+    }
     const rows = checkpointId
       ? await this.#db.query<CheckpointRow>(
         prepared(`${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3`),

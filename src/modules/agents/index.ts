@@ -107,7 +107,7 @@ export async function createAgentServer(deps: AgentServerDeps): Promise<AgentSer
     runs: runs.repo, threads: threads.repo, registry, checkpointer, bus, logger, webhooks, metrics: runMetrics,
     Command: langgraph.module.Command, concurrency: settings.workers, leaseSeconds: settings.leaseSeconds, maxAttempts: settings.maxAttempts,
   });
-  if (settings.workers > 0) runs.local = { id: worker.id, leaseSeconds: settings.leaseSeconds, tryReserve: () => worker.tryReserve(), unreserve: () => worker.unreserve(), adopt: (run) => worker.adopt(run) };
+  if (settings.workers > 0) runs.local = { id: worker.id, leaseSeconds: settings.leaseSeconds, tryReserve: () => worker.tryReserve(), unreserve: () => worker.unreserve(), adopt: (run, firstCheckpoint) => worker.adopt(run, firstCheckpoint) };
   const scheduler = new CronScheduler({ crons, fires: cronFires, logger, intervalSeconds: settings.cronIntervalSeconds, bus });
   let sweeper: NodeJS.Timeout | undefined;
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventBus } from '../../platform/events/event-bus.ts';
-import type { DbCheckpointSaver } from './checkpointer.ts';
+import type { CheckpointRow, DbCheckpointSaver } from './checkpointer.ts';
 import type { GraphRegistry, RunnableGraph } from './graphs.ts';
 import { executeRun, serialize } from './run-stream.ts';
 import type { CancelAction, FinalThreadState, RunRepo, RunRow, RunStatus } from './repo/runs.ts';
@@ -109,8 +109,9 @@ export class RunWorker {
   }
 
   /** Starts a run inserted as running and owned by this worker (after tryReserve). */
-  adopt(run: RunRow): void {
+  adopt(run: RunRow, firstCheckpoint?: CheckpointRow | null): void {
     this.unreserve();
+    if (firstCheckpoint !== undefined) this.#o.checkpointer.prime(run.run_id, run.thread_id, firstCheckpoint);
     this.#launch(run);
   }
 
@@ -206,6 +207,7 @@ export class RunWorker {
       this.#o.logger.error({ err: error, run_id: run.run_id }, 'run bookkeeping failed');
       return true;
     }).then((queued) => {
+      this.#o.checkpointer.forget(run.run_id);
       this.#active.delete(run.run_id);
       this.#finishing.delete(done);
       if (queued || this.#backlog) this.wake();

@@ -5,7 +5,7 @@ import { AppError, notFound, unprocessable } from '../../platform/errors.ts';
 import type { Db } from '../../platform/db/index.ts';
 import type { EventBus } from '../../platform/events/event-bus.ts';
 import type { AssistantService } from './assistants.ts';
-import type { DbCheckpointSaver } from './checkpointer.ts';
+import type { CheckpointRow, DbCheckpointSaver } from './checkpointer.ts';
 import { decodeEvent, END_EVENT, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE, type EncodedEvent } from './run-events.ts';
 import { RunRepo, type CancelAction, type MultitaskStrategy, type RunKwargs, type RunRow, type RunStatus } from './repo/runs.ts';
 import { inTransaction } from './repo/sql.ts';
@@ -112,7 +112,8 @@ export interface LocalRunner {
   readonly leaseSeconds: number;
   tryReserve(): boolean;
   unreserve(): void;
-  adopt(run: RunRow): void;
+  /** `firstCheckpoint`: the thread's latest checkpoint when read with the insert (null: it has none). */
+  adopt(run: RunRow, firstCheckpoint?: CheckpointRow | null): void;
 }
 
 export class RunService {
@@ -207,25 +208,32 @@ export class RunService {
       let cancelled: string[] = [];
       let ended: string[] = [];
       let run: RunRow;
+      let firstCheckpoint: CheckpointRow | null | undefined;
       if (stateless) {
         adopted = reserved;
         if (listener && !adopted) await listener.announce();
         run = await this.repo.insert(newRun, { createThread: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id }, ownedBy: ownedBy() });
       } else {
         if (!UUID.test(targetThread)) throw notFound(`Thread with ID ${targetThread} not found`);
-        // Fast path: an idle thread takes the run in one statement, whatever the strategy.
-        let fast: RunRow | undefined;
+        // Fast path: an idle thread takes the run in one statement, whatever the strategy. A run that starts
+        // here from the thread's latest checkpoint gets that checkpoint from the same statement.
+        let fast: Awaited<ReturnType<RunRepo['insertIfIdle']>>;
         if (newRun.after_seconds === 0) {
           adopted = reserved;
           if (listener && !adopted) await listener.announce();
-          fast = await this.repo.insertIfIdle(newRun, ownedBy()).catch((error) => {
+          const readLatestCheckpoint = adopted && !kwargs.checkpoint_id && !kwargs.checkpoint;
+          fast = await this.repo.insertIfIdle(newRun, ownedBy(), { readLatestCheckpoint }).catch((error) => {
             // A run still running on a thread marked idle (a stale status): the full path sorts it out.
             if ((error as { code?: string }).code === '23505') return undefined;
             throw error;
           });
           if (!fast) adopted = false;
         }
-        if (fast) run = fast;
+        if (fast) {
+          const { latest_checkpoint: latest, ...row } = fast;
+          run = row;
+          if (latest !== undefined) firstCheckpoint = latest;
+        }
         else ({ run, cancelled, ended } = await inTransaction(this.#db, async (tx) => {
           let thread = await this.#threads.lock(targetThread, tx);
           if (!thread) {
@@ -249,7 +257,7 @@ export class RunService {
       }
       for (const id of cancelled) this.#bus.publish(TOPIC_CANCEL, `${id}\n${newRun.multitask_strategy}`);
       this.#endCancelled(ended);
-      if (adopted) this.local!.adopt(run);
+      if (adopted) this.local!.adopt(run, firstCheckpoint);
       else {
         if (reserved) this.local!.unreserve();
         this.#bus.publish(TOPIC_WAKE, String(newRun.after_seconds));

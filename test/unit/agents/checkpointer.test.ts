@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { Annotation, END, START, StateGraph, interrupt, Command } from '@langchain/langgraph';
 import { openDb, migrate, type Db } from '../../../src/platform/db/index.ts';
-import { DbCheckpointSaver } from '../../../src/modules/agents/checkpointer.ts';
+import { DbCheckpointSaver, latestCheckpointSql } from '../../../src/modules/agents/checkpointer.ts';
 
 let db: Db;
 let saver: DbCheckpointSaver;
@@ -120,6 +120,26 @@ describe('DbCheckpointSaver', () => {
     const tuple = await saver.getTuple({ configurable: { thread_id: thread } });
     assert.deepEqual(tuple?.checkpoint.channel_values, big.channel_values);
     assert.deepEqual(tuple?.pendingWrites?.map(([, channel, value]) => [channel, Array.isArray(value) ? value.length : value]), [['log', 1000], ['small', 'x']]);
+  });
+
+  test('a primed first read answers the run\'s first root read once; other reads go to the database', async () => {
+    const thread = `t-${uuid6(-1)}`;
+    const stored = checkpoint({ a: 1 });
+    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '' } }, stored, { source: 'loop', step: 0, parents: {} }, {});
+    const [row] = await db.query<any>(`SELECT ${latestCheckpointSql('$1')} AS latest`, [thread]);
+    assert.equal(row.latest.checkpoint_id, stored.id);
+    saver.prime('run-1', thread, null);
+    // Another run, another namespace or a pinned checkpoint do not take it.
+    assert.equal((await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-2' } }))?.checkpoint.id, stored.id);
+    assert.equal((await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-1', checkpoint_id: stored.id } }))?.checkpoint.id, stored.id);
+    assert.equal(await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-1' } }), undefined, 'answered from the prime');
+    assert.equal((await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-1' } }))?.checkpoint.id, stored.id, 'once');
+    saver.prime('run-3', thread, row.latest);
+    const primed = await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-3' } });
+    assert.deepEqual(primed?.checkpoint.channel_values, { a: 1 });
+    saver.prime('run-4', thread, null);
+    saver.forget('run-4');
+    assert.equal((await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-4' } }))?.checkpoint.id, stored.id);
   });
 
   test('a real graph interrupts and resumes through the saver', async () => {

@@ -3,6 +3,7 @@ import { prepared, type SqlExecutor } from '../../../platform/db/index.ts';
 import { json, Where } from './sql.ts';
 import type { ThreadStatus } from './threads.ts';
 import type { WebhookDelivery } from '../webhooks.ts';
+import { latestCheckpointSql, type CheckpointRow } from '../checkpointer.ts';
 
 export type RunStatus = 'pending' | 'running' | 'success' | 'error' | 'timeout' | 'interrupted';
 export type MultitaskStrategy = 'reject' | 'interrupt' | 'rollback' | 'enqueue';
@@ -98,12 +99,13 @@ export class RunRepo {
   }
 
   /**
-   * The common case in one statement: queue the run only if its thread exists and is not busy. The thread's
+   * The common case in one statement: queue the run only if its thread exists and is not busy (and, when
+   * asked, read the thread's latest checkpoint, the run's first read, in the same statement). The thread's
    * status is the compare-and-set (a concurrent insert that committed first made it busy, and PostgreSQL
    * re-checks the row after waiting for its lock). Undefined means "not that simple": take the full path.
    */
-  async insertIfIdle(run: NewRun, ownedBy: { workerId: string; leaseSeconds: number } | undefined): Promise<RunRow | undefined> {
-    const rows = await this.#db.query<RunRow>(
+  async insertIfIdle(run: NewRun, ownedBy: { workerId: string; leaseSeconds: number } | undefined, options: { readLatestCheckpoint?: boolean } = {}): Promise<(RunRow & { latest_checkpoint?: CheckpointRow | null }) | undefined> {
+    const rows = await this.#db.query<RunRow & { latest_checkpoint?: CheckpointRow | null }>(
       prepared(`WITH t AS (
          UPDATE agent_threads SET status = 'busy', updated_at = now(), metadata = metadata || $9::jsonb
           WHERE thread_id = $2 AND status <> 'busy' RETURNING thread_id)
@@ -114,10 +116,10 @@ export class RunRepo {
               CASE WHEN $10::text IS NULL THEN 0 ELSE 1 END, $10::text,
               CASE WHEN $10::text IS NULL THEN NULL ELSE now() + $11::float8 * interval '1 second' END
          FROM t
-       RETURNING ${COLUMNS}`),
+       RETURNING ${COLUMNS}, CASE WHEN $12 THEN ${latestCheckpointSql('$2::text')} END AS latest_checkpoint`),
       [run.run_id, run.thread_id, run.assistant_id, json(run.metadata), json(run.kwargs), run.multitask_strategy, run.after_seconds,
         run.webhook, json({ graph_id: run.kwargs.config.configurable?.graph_id, assistant_id: run.assistant_id }),
-        ownedBy?.workerId ?? null, ownedBy?.leaseSeconds ?? 0],
+        ownedBy?.workerId ?? null, ownedBy?.leaseSeconds ?? 0, options.readLatestCheckpoint === true],
     );
     return rows[0];
   }
