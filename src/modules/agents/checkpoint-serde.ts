@@ -145,11 +145,19 @@ export class CheckpointSerializer implements SerializerProtocol {
     this.#fallback = fallback;
   }
 
-  async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+  /**
+   * `forms`, when given, receives each LangChain object's serialized form (its toJSON) as written: a run's
+   * answer reuses those of its final checkpoint instead of computing them again (see run-stream serialize).
+   */
+  async dumpsTyped(value: unknown, forms?: WeakMap<object, unknown>): Promise<[string, Uint8Array]> {
     if (value instanceof Uint8Array) return ['bytes', value];
     let text: string;
     try {
-      text = JSON.stringify(value, encodeSpecial);
+      text = JSON.stringify(value, forms ? function recording(this: any, key: string, current: unknown) {
+        const raw = this[key];
+        if (current !== raw && raw !== null && typeof raw === 'object' && (current as { lc?: unknown } | null)?.lc === 1) forms.set(raw, current);
+        return encodeSpecial(key, current);
+      } : encodeSpecial);
     } catch (error) {
       if (error instanceof TypeError) return this.#fallback.dumpsTyped(value);
       throw error;

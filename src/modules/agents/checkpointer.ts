@@ -21,6 +21,7 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { prepared, type SqlExecutor } from '../../platform/db/index.ts';
 import { CheckpointSerializer } from './checkpoint-serde.ts';
+import { CheckpointHold } from './checkpoint-hold.ts';
 
 /** A stored checkpoint with its pending writes, as one query (or a run's insert, see latestCheckpointSql) reads it. */
 export interface CheckpointRow {
@@ -50,6 +51,21 @@ const SELECT_TUPLE = `
       WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns AND w.checkpoint_id = c.checkpoint_id) AS writes
   FROM agent_checkpoints c`;
 
+const ON_CONFLICT = `ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
+  DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
+                parent_checkpoint_id = EXCLUDED.parent_checkpoint_id`;
+
+/**
+ * The insert of one checkpoint from `rows` (a VALUES list or a SELECT of: thread, namespace, id, parent,
+ * type, value, metadata), as put writes it and as a run's end writes its held last one (see CheckpointHold).
+ */
+export function insertCheckpointSql(rows: string): string {
+  return `INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+    ${rows} ${ON_CONFLICT}`;
+}
+
+const INSERT_CHECKPOINT = insertCheckpointSql('VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)');
+
 /**
  * SQL for the latest root checkpoint of the thread whose id is the parameter `param` (text), as one JSON
  * value or null: a run's insert reads it in the same statement (see prime).
@@ -63,6 +79,9 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
   readonly #db: SqlExecutor;
   /** Runs' first reads, fetched with their inserts: run id → thread and its latest checkpoint (or none). */
   readonly #primed = new Map<string, { threadId: string; row: CheckpointRow | null }>();
+  readonly #hold = new CheckpointHold((params) => this.#insert(params), () => undefined);
+  /** Per holding run: the serialized forms of the LangChain objects of its latest checkpoint. */
+  readonly #forms = new Map<string, WeakMap<object, unknown>>();
 
   constructor(db: SqlExecutor, serde?: SerializerProtocol) {
     super(serde);
@@ -103,8 +122,38 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     this.#primed.set(runId, { threadId, row });
   }
 
-  forget(runId: string): void {
+  /** Forgets what was kept for a run (its prime; a checkpoint still held is written). */
+  async forget(runId: string): Promise<void> {
     this.#primed.delete(runId);
+    this.#forms.delete(runId);
+    await this.#hold.stop(runId);
+  }
+
+  /**
+   * The serialized forms (toJSON) of the LangChain objects in the run's latest root checkpoint, as it was
+   * written. Once the run's graph has finished, no code ran since, so they are its final values' forms.
+   */
+  latestForms(runId: string): WeakMap<object, unknown> | undefined {
+    return this.#forms.get(runId);
+  }
+
+  /** Holds the run's root checkpoints back one at a time, for its end to write the last (see CheckpointHold). */
+  holdLastCheckpoint(runId: string): void {
+    this.#hold.start(runId);
+  }
+
+  /** Stops holding for the run; its last checkpoint, if held, is the caller's to write (insertCheckpointSql). */
+  async releaseLastCheckpoint(runId: string): Promise<unknown[] | undefined> {
+    return (await this.#hold.release(runId))?.params;
+  }
+
+  /** Stops holding for the run, writing what it holds (before its thread's state is read back). */
+  async stopHolding(runId: string): Promise<void> {
+    await this.#hold.stop(runId);
+  }
+
+  async #insert(params: unknown[]): Promise<void> {
+    await this.#db.query(prepared(INSERT_CHECKPOINT), params);
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -118,6 +167,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
       this.#primed.delete(runId);
       return primed.row ? this.#toTuple(primed.row) : undefined;
     }
+    await this.#hold.flushThread(String(threadId));
     const rows = checkpointId
       ? await this.#db.query<CheckpointRow>(
         prepared(`${SELECT_TUPLE} WHERE c.thread_id = $1 AND c.checkpoint_ns = $2 AND c.checkpoint_id = $3`),
@@ -138,6 +188,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
       where.push(clause(`$${params.length}`));
     };
     const configurable = config.configurable ?? {};
+    if (configurable.thread_id !== undefined) await this.#hold.flushThread(String(configurable.thread_id));
     if (configurable.thread_id !== undefined) add((n) => `c.thread_id = ${n}`, String(configurable.thread_id));
     if (configurable.checkpoint_ns !== undefined) add((n) => `c.checkpoint_ns = ${n}`, configurable.checkpoint_ns);
     if (configurable.checkpoint_id) add((n) => `c.checkpoint_id = ${n}`, configurable.checkpoint_id);
@@ -162,18 +213,21 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     }
     const ns: string = config.configurable?.checkpoint_ns ?? '';
     const parentId: string | null = config.configurable?.checkpoint_id ?? null;
+    const runId = config.configurable?.run_id;
+    const holding = ns === '' && this.#hold.holding(runId);
+    // A held checkpoint may be its run's last: the forms of its messages are kept for the run's answer.
+    const forms = holding && this.serde instanceof CheckpointSerializer ? new WeakMap<object, unknown>() : undefined;
     const [[type, bytes], [, metadataBytes]] = await Promise.all([
-      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
+      forms ? (this.serde as CheckpointSerializer).dumpsTyped(copyCheckpoint(checkpoint), forms) : this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
       this.serde.dumpsTyped(withRunIdentity(metadata, config.configurable)),
     ]);
-    await this.#db.query(
-      prepared(`INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
-       DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
-                     parent_checkpoint_id = EXCLUDED.parent_checkpoint_id`),
-      [String(threadId), ns, checkpoint.id, parentId, ...encode(type, bytes), jsonText(metadataBytes)],
-    );
+    const params = [String(threadId), ns, checkpoint.id, parentId, ...encode(type, bytes), jsonText(metadataBytes)];
+    if (holding) {
+      if (forms) this.#forms.set(runId, forms);
+      await this.#hold.hold(runId, { threadId: String(threadId), params });
+    } else {
+      await this.#insert(params);
+    }
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -207,6 +261,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    await this.#hold.flushThread(String(threadId));
     await this.#db.query(
       `WITH w AS (DELETE FROM agent_checkpoint_writes WHERE thread_id = $1)
        DELETE FROM agent_checkpoints WHERE thread_id = $1`,
@@ -216,6 +271,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
 
   /** Copies every checkpoint and write of one thread to another (thread copy). */
   async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
+    await this.#hold.flushThread(String(fromThreadId));
     await this.#db.query(
       `WITH c AS (
          INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
@@ -230,6 +286,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
 
   /** Keeps only the newest checkpoint of each namespace of a thread (thread prune `keep_latest`). */
   async keepLatest(threadId: string): Promise<void> {
+    await this.#hold.flushThread(String(threadId));
     await this.#db.query(
       `WITH latest AS (
          SELECT checkpoint_ns, max(checkpoint_id) AS checkpoint_id FROM agent_checkpoints WHERE thread_id = $1 GROUP BY checkpoint_ns),
@@ -244,6 +301,7 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
 
   /** Deletes the checkpoints a run wrote (rollback). */
   async deleteRunCheckpoints(threadId: string, runId: string): Promise<void> {
+    await this.#hold.flushThread(String(threadId));
     await this.#db.query(
       `WITH gone AS (
          DELETE FROM agent_checkpoints WHERE thread_id = $1 AND metadata->>'run_id' = $2

@@ -15,17 +15,33 @@ export interface ExecutionOutcome {
   values: unknown;
   /** Nodes due after the last checkpoint of the root graph; empty when the run went to the end. */
   next: string[] | undefined;
-  /** `values` as JSON, when it was serialized already (streamed, or while the final checkpoint was written). */
+  /** `values` as JSON, when it was serialized already (streamed). */
   valuesJson: string | undefined;
 }
 
-/** Messages become their dict form ({type, content, …}), as the official servers send them. */
-export function serialize(value: unknown): string {
-  return JSON.stringify(value, function replacer(this: any, key: string, current: unknown) {
+function isMessage(value: any): boolean {
+  return value !== null && typeof value === 'object' && typeof value.toDict === 'function' && typeof value._getType === 'function';
+}
+
+/** `toDict()` as the answer carries it: its data (toJSON's kwargs) with its type beside. */
+function dictOf(message: any, serialized: any): Record<string, unknown> {
+  if (serialized?.lc === 1 && serialized.kwargs && typeof message.getType === 'function') return { ...serialized.kwargs, type: message.getType() };
+  const { type, data } = message.toDict();
+  return { ...data, type };
+}
+
+/**
+ * Messages become their dict form ({type, content, …}), as the official servers send them. JSON.stringify
+ * calls a message's toJSON before the replacer sees it, and toDict's data is that toJSON's kwargs: it is
+ * used as is. `forms` (a run's final checkpoint's serialized forms, see DbCheckpointSaver.latestForms) lets
+ * lists of messages skip toJSON altogether.
+ */
+export function serialize(value: unknown, forms?: WeakMap<object, unknown>): string {
+  return JSON.stringify(value, function replacer(this: any, key: string, current: any) {
     const raw = this[key];
-    if (raw !== null && typeof raw === 'object' && typeof raw.toDict === 'function' && typeof raw._getType === 'function') {
-      const { type, data } = raw.toDict();
-      return { ...data, type };
+    if (isMessage(raw)) return dictOf(raw, current !== raw ? current : forms?.get(raw));
+    if (forms && Array.isArray(current) && current.some(isMessage)) {
+      return current.map((item) => (isMessage(item) && forms.has(item) ? dictOf(item, forms.get(item)) : item));
     }
     return current;
   });
@@ -125,11 +141,6 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecutionOutc
     } else if (requested.has(mode)) {
       const json = emit({ event: `${mode}${suffix}`, data });
       if (rootValues && typeof json === 'string') valuesJson = json;
-    }
-    // The final checkpoint (nothing next) is being written as this arrives, after the last values: the
-    // answer is serialized meanwhile rather than after the write.
-    if (mode === 'checkpoints' && !suffix && next?.length === 0 && values !== null && valuesJson === undefined) {
-      valuesJson = serialize(values);
     }
   };
 

@@ -207,7 +207,7 @@ export class RunWorker {
       this.#o.logger.error({ err: error, run_id: run.run_id }, 'run bookkeeping failed');
       return true;
     }).then((queued) => {
-      this.#o.checkpointer.forget(run.run_id);
+      this.#o.checkpointer.forget(run.run_id).catch((error) => this.#o.logger.warn({ err: error, run_id: run.run_id }, 'writing a held checkpoint failed'));
       this.#active.delete(run.run_id);
       this.#finishing.delete(done);
       if (queued || this.#backlog) this.wake();
@@ -257,6 +257,8 @@ export class RunWorker {
       graph = await registry.get(graphId, kwargs.config as Record<string, unknown>, { checkpointer: !kwargs.temporary });
       const resume = run.attempt > 1 && !kwargs.temporary
         && (await runs.hasCheckpoints(run.thread_id, run.run_id));
+      // The run's last checkpoint is written by its end statement, not by a round trip of its own.
+      if (!kwargs.temporary) checkpointer.holdLastCheckpoint(run.run_id);
       const outcome = await executeRun({ graph, run, resume, signal: controller.signal, Command: this.#o.Command, emit });
       values = outcome.values;
       next = outcome.next;
@@ -273,9 +275,13 @@ export class RunWorker {
       }
     }
     const reason = controller.signal.reason as CancelAction | 'lost' | undefined;
-    if (reason === 'lost') return false;
+    // Another worker may own the run now: what this one holds must not land after that one's checkpoints.
+    if (reason === 'lost') {
+      await checkpointer.releaseLastCheckpoint(run.run_id);
+      return false;
+    }
 
-    const valuesJson = serializedValues ?? serialize(values);
+    const valuesJson = serializedValues ?? serialize(values, checkpointer.latestForms(run.run_id));
     let thread: FinalThreadState | undefined;
     if (kwargs.temporary) {
       thread = { values, valuesJson, interrupts: {}, status: status === 'error' ? 'error' : 'idle', error: failure };
@@ -303,7 +309,8 @@ export class RunWorker {
       await runs.settleThread(run.thread_id);
       if (webhook) await this.#o.webhooks.record(run.run_id, webhook);
     } else {
-      const finished = await runs.finish(run.run_id, this.id, status, thread, webhook);
+      const checkpoint = await checkpointer.releaseLastCheckpoint(run.run_id);
+      const finished = await runs.finish(run.run_id, this.id, status, thread, { webhook, checkpoint });
       if (!finished.mine) return false;
       queued = finished.queued;
     }

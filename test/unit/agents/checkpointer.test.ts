@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { Annotation, END, START, StateGraph, interrupt, Command } from '@langchain/langgraph';
 import { openDb, migrate, type Db } from '../../../src/platform/db/index.ts';
-import { DbCheckpointSaver, latestCheckpointSql } from '../../../src/modules/agents/checkpointer.ts';
+import { DbCheckpointSaver, insertCheckpointSql, latestCheckpointSql } from '../../../src/modules/agents/checkpointer.ts';
 
 let db: Db;
 let saver: DbCheckpointSaver;
@@ -140,6 +140,39 @@ describe('DbCheckpointSaver', () => {
     saver.prime('run-4', thread, null);
     saver.forget('run-4');
     assert.equal((await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-4' } }))?.checkpoint.id, stored.id);
+  });
+
+  test('a holding run\'s checkpoints are written one behind; reads, the timer and stop write the held one; release hands it over', async () => {
+    const thread = `t-${uuid6(-1)}`;
+    const stored = async () => (await db.query<{ checkpoint_id: string }>('SELECT checkpoint_id FROM agent_checkpoints WHERE thread_id = $1 ORDER BY checkpoint_id', [thread])).map((row) => row.checkpoint_id);
+    const config = { configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-h' } };
+    saver.holdLastCheckpoint('run-h');
+    const first = checkpoint({ a: 1 });
+    await saver.put(config, first, { source: 'input', step: -1, parents: {} }, {});
+    assert.deepEqual(await stored(), [], 'held');
+    const second = checkpoint({ a: 2 });
+    await saver.put({ configurable: { ...config.configurable, checkpoint_id: first.id } }, second, { source: 'loop', step: 0, parents: {} }, {});
+    assert.deepEqual(await stored(), [first.id], 'the previous one is written when the next comes');
+    // Another run's reads of the thread see the held one (it is written first).
+    assert.equal((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.id, second.id);
+    const third = checkpoint({ a: 3 });
+    await saver.put({ configurable: { ...config.configurable, checkpoint_id: second.id } }, third, { source: 'loop', step: 1, parents: {} }, {});
+    const params = await saver.releaseLastCheckpoint('run-h');
+    assert.equal(params?.[2], third.id, 'the last one is handed over');
+    assert.deepEqual(await stored(), [first.id, second.id]);
+    await db.query(`${insertCheckpointSql('VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)')}`, params);
+    assert.deepEqual((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values, { a: 3 });
+
+    saver.holdLastCheckpoint('run-t');
+    const timed = checkpoint({ b: 1 });
+    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-t' } }, timed, { source: 'loop', step: 2, parents: {} }, {});
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok((await stored()).includes(timed.id), 'written when not superseded within the hold');
+    saver.holdLastCheckpoint('run-s');
+    const last = checkpoint({ c: 1 });
+    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-s' } }, last, { source: 'loop', step: 3, parents: {} }, {});
+    await saver.stopHolding('run-s');
+    assert.ok((await stored()).includes(last.id), 'stop writes it');
   });
 
   test('a real graph interrupts and resumes through the saver', async () => {
