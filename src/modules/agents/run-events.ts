@@ -39,6 +39,18 @@ export function decodeEvent(message: string): EncodedEvent {
 export interface RunEnd {
   status: string;
   /** JSON text */
-  result?: string;
-  error?: { error: string; message: string };
+  result: string;
+}
+
+/**
+ * A run's end message: "seq\n__end__\nstatus\nresult". The result (the run's final values, often large)
+ * travels as the JSON text it is, not escaped inside another JSON document.
+ */
+export function encodeEnd(end: RunEnd): string {
+  return encodeEvent(-1, END_EVENT, `${end.status}\n${end.result}`);
+}
+
+export function decodeEnd(event: EncodedEvent): RunEnd {
+  const newline = event.data.indexOf('\n');
+  return { status: event.data.slice(0, newline), result: event.data.slice(newline + 1) };
 }

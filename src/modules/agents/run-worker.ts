@@ -10,7 +10,7 @@ import type { GraphRegistry, RunnableGraph } from './graphs.ts';
 import { executeRun, serialize } from './run-stream.ts';
 import type { CancelAction, FinalThreadState, RunRepo, RunRow, RunStatus } from './repo/runs.ts';
 import type { ThreadRepo } from './repo/threads.ts';
-import { END_EVENT, encodeEvent, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
+import { encodeEnd, encodeEvent, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
 import { webhookPayload, type WebhookDelivery } from './webhooks.ts';
 import type { RunMetrics } from './metrics.ts';
 
@@ -184,7 +184,7 @@ export class RunWorker {
     try {
       const { requeued, failed } = await this.#o.runs.recoverExpired(this.#o.maxAttempts);
       for (const runId of failed) {
-        const end = encodeEvent(-1, END_EVENT, JSON.stringify({ status: 'error', result: JSON.stringify({ __error__: { error: 'RunAttemptsExhausted', message: 'The run failed too many times' } }) }));
+        const end = encodeEnd({ status: 'error', result: JSON.stringify({ __error__: { error: 'RunAttemptsExhausted', message: 'The run failed too many times' } }) });
         this.#o.bus.publish(runTopic(runId), end);
         this.#o.bus.publish(runEndTopic(runId), end);
       }
@@ -321,7 +321,7 @@ export class RunWorker {
     }
     const result = failure ? JSON.stringify({ __error__: failure }) : valuesJson;
     // Listeners elsewhere announced themselves; one that announced too late finds the run ended in storage.
-    const end = encodeEvent(-1, END_EVENT, JSON.stringify({ status, result }));
+    const end = encodeEnd({ status, result });
     bus.publish(topic, end, { onlyIfAnnounced: true });
     bus.publish(runEndTopic(run.run_id), end, { onlyIfAnnounced: true });
     this.#o.metrics.observe(status, (Date.now() - started) / 1000);

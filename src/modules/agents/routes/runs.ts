@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { RunCreate, RunListener, RunService } from '../runs.ts';
-import type { RunEnd } from '../run-events.ts';
+import { decodeEnd } from '../run-events.ts';
 import type { RunRow, RunStatus } from '../repo/runs.ts';
 import { openSse } from '../../../platform/http/sse.ts';
 import { notFound } from '../../../platform/errors.ts';
@@ -75,7 +75,7 @@ async function respondWhenDone(request: FastifyRequest, reply: FastifyReply, lis
   try {
     const resultOf = async () => {
       if (options.finished) return options.finished();
-      if (listener.end) return (JSON.parse(listener.end.data) as RunEnd).result ?? 'null';
+      if (listener.end) return decodeEnd(listener.end).result;
       return 'null';
     };
     if (options.finished || (await listener.ended(1000))) {
