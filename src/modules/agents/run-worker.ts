@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventBus } from '../../platform/events/event-bus.ts';
+import { CoalescedDrain } from '../../platform/coalesced-drain.ts';
 import type { CheckpointRow, DbCheckpointSaver } from './checkpointer.ts';
 import type { GraphRegistry, RunnableGraph } from './graphs.ts';
 import { executeRun, serialize } from './run-stream.ts';
@@ -59,8 +60,7 @@ export class RunWorker {
   #reserved = 0;
   /** Runs may be waiting that this worker had no room for when told about them: look again when a run ends. */
   #backlog = false;
-  #draining = false;
-  #again = false;
+  readonly #drain = new CoalescedDrain(() => this.#claimUntilFull(), (error) => this.#o.logger.error({ err: error }, 'run claim failed'));
   #stopped = false;
   #timers: NodeJS.Timeout[] = [];
   #delayed: NodeJS.Timeout | undefined;
@@ -117,42 +117,31 @@ export class RunWorker {
 
   /** Claims runs until this worker is full or the queue is empty. */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#draining) {
-      this.#again = true;
-      return;
-    }
-    this.#draining = true;
-    void this.#drain().finally(() => {
-      this.#draining = false;
-    });
+    if (!this.#stopped) this.#drain.wake();
   }
 
-  async #drain(): Promise<void> {
-    do {
-      this.#again = false;
-      while (!this.#stopped && this.#active.size + this.#reserved < this.#o.concurrency) {
-        let run: RunRow | undefined;
-        try {
-          run = await this.#o.runs.claim(this.id, this.#o.leaseSeconds);
-        } catch (error) {
-          // Another worker claimed a run of the same thread at the same moment: look again.
-          if (isUniqueViolation(error)) {
-            this.#again = true;
-            break;
-          }
-          this.#o.logger.error({ err: error }, 'run claim failed');
+  async #claimUntilFull(): Promise<void> {
+    while (!this.#stopped && this.#active.size + this.#reserved < this.#o.concurrency) {
+      let run: RunRow | undefined;
+      try {
+        run = await this.#o.runs.claim(this.id, this.#o.leaseSeconds);
+      } catch (error) {
+        // Another worker claimed a run of the same thread at the same moment: look again.
+        if (isUniqueViolation(error)) {
+          this.#drain.wake();
           break;
         }
-        if (!run) {
-          // A queued run may be waiting for one of ours to end (one run per thread at a time).
-          this.#backlog = this.#active.size > 0;
-          break;
-        }
-        this.#launch(run);
+        this.#o.logger.error({ err: error }, 'run claim failed');
+        break;
       }
-      if (!this.#stopped && this.#active.size + this.#reserved >= this.#o.concurrency) this.#backlog = true;
-    } while (this.#again && !this.#stopped && this.#active.size < this.#o.concurrency);
+      if (!run) {
+        // A queued run may be waiting for one of ours to end (one run per thread at a time).
+        this.#backlog = this.#active.size > 0;
+        break;
+      }
+      this.#launch(run);
+    }
+    if (!this.#stopped && this.#active.size + this.#reserved >= this.#o.concurrency) this.#backlog = true;
   }
 
   #wakeAfter(seconds: number): void {

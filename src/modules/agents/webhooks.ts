@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { prepared, type SqlExecutor } from '../../platform/db/index.ts';
+import { CoalescedDrain } from '../../platform/coalesced-drain.ts';
 
 export interface WebhookDelivery {
   url: string;
@@ -41,8 +42,7 @@ export function webhookPayload(run: Record<string, unknown>, valuesJson: string)
 export class WebhookOutbox {
   readonly #o: Required<Omit<WebhookOutboxOptions, 'db' | 'logger'>> & Pick<WebhookOutboxOptions, 'db' | 'logger'>;
   readonly #inflight = new Set<Promise<void>>();
-  #draining = false;
-  #again = false;
+  readonly #drain = new CoalescedDrain(() => this.#deliverDue(), (error) => this.#o.logger.warn({ err: error }, 'webhook outbox failed'));
   #stopped = true;
   #retry: NodeJS.Timeout | undefined;
   #sweep: NodeJS.Timeout | undefined;
@@ -68,30 +68,19 @@ export class WebhookOutbox {
 
   /** Delivers what is due now (after this process ended a run with a webhook, say). */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#draining) {
-      this.#again = true;
-      return;
-    }
-    this.#draining = true;
-    void this.#drain().catch((error) => this.#o.logger.warn({ err: error }, 'webhook outbox failed')).finally(() => {
-      this.#draining = false;
-    });
+    if (!this.#stopped) this.#drain.wake();
   }
 
-  async #drain(): Promise<void> {
+  async #deliverDue(): Promise<void> {
+    let due: DeliveryRow[];
     do {
-      this.#again = false;
-      let due: DeliveryRow[];
-      do {
-        due = await this.#claim();
-        for (const row of due) {
-          const job = this.#deliver(row).finally(() => this.#inflight.delete(job));
-          this.#inflight.add(job);
-        }
-      } while (due.length > 0 && !this.#stopped);
-      await this.#scheduleNext();
-    } while (this.#again && !this.#stopped);
+      due = this.#stopped ? [] : await this.#claim();
+      for (const row of due) {
+        const job = this.#deliver(row).finally(() => this.#inflight.delete(job));
+        this.#inflight.add(job);
+      }
+    } while (due.length > 0);
+    if (!this.#stopped) await this.#scheduleNext();
   }
 
   async #claim(): Promise<DeliveryRow[]> {
