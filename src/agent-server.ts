@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { ConfigError } from './config.ts';
 import { createLogger } from './platform/logging.ts';
-import { openDb, migrate, storageOptions, type Db } from './platform/db/index.ts';
-import { ShutdownList } from './platform/shutdown.ts';
+import { storageOptions, type Db } from './platform/db/index.ts';
+import { openStorage } from './platform/db/storage.ts';
 import { LocalEventBus, PostgresEventBus, type EventBus } from './platform/events/event-bus.ts';
 import { RedisEventBus } from './platform/events/redis-event-bus.ts';
 import { createHttpServer } from './platform/http/server.ts';
@@ -71,12 +71,9 @@ export async function startAgentServer(config: Config, options: AgentServerStart
   // The graphs read their settings from the environment, as they do under the official servers.
   for (const [key, value] of Object.entries(graphConfig.env)) process.env[key] ??= value;
 
-  const db = await openDb(storageOptions(config, options.pgliteDir));
-  const shutdown = new ShutdownList(logger);
-  shutdown.add(() => db.close());
+  const { db, shutdown } = await openStorage(storageOptions(config, options.pgliteDir), logger);
   const close = () => shutdown.closeAll();
   try {
-    await migrate(db);
     const bus = await openEventBus(config, db);
     shutdown.add(() => bus.close());
     let server: AgentServer;

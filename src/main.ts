@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createLogger } from './platform/logging.ts';
-import { openDb, migrate, storageOptions, type Db } from './platform/db/index.ts';
-import { ShutdownList } from './platform/shutdown.ts';
+import { storageOptions, type Db } from './platform/db/index.ts';
+import { openStorage } from './platform/db/storage.ts';
 import { TenantStore, bootstrapTenancy, installAuthentication, type BootstrapResult } from './platform/auth/index.ts';
 import { registerTenancyRoutes } from './platform/auth/routes.ts';
 import { loadSecretBox } from './platform/crypto/secret-box.ts';
@@ -44,12 +44,9 @@ export interface StartOptions {
 
 export async function startBerth(config: Config, options: StartOptions = {}): Promise<Berth> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = await openDb(storageOptions(config, options.pgliteDir));
-  const shutdown = new ShutdownList(logger);
-  shutdown.add(() => db.close());
+  const { db, shutdown } = await openStorage(storageOptions(config, options.pgliteDir), logger);
   const close = () => shutdown.closeAll();
   try {
-    await migrate(db);
     const tenants = new TenantStore(db);
     const bootstrap = await bootstrapTenancy(tenants, { dataDir: config.dataDir, apiKey: config.bootstrapApiKey });
     const secrets = await loadSecretBox(config.secretKey, config.dataDir);
