@@ -55,3 +55,17 @@ test('uuid format gives uuid_parsing with the crate text in ctx', () => {
   assert.deepEqual(item?.loc, ['path', 'id']);
   assert.equal(item?.msg, 'Input should be a valid UUID, invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1');
 });
+
+test('a list query parameter takes every occurrence of its key; past maxItems only too_long is reported', () => {
+  const schema = Type.Object({ ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 2 }), last: Type.Optional(Type.String()) });
+  const a = '6f1c1a2e-1111-4222-8333-444455556666';
+  const b = '6F1C1A2E-1111-4222-8333-444455556667';
+  assert.deepEqual(validateParameters(schema, { ids: a, last: ['x', 'y'] }, 'query'), { value: { ids: [a], last: 'y' }, issues: [] });
+  assert.deepEqual(validateParameters(schema, { ids: [a, b] }, 'query').value, { ids: [a, b.toLowerCase()] });
+  assert.deepEqual(validateParameters(schema, {}, 'query').issues, [{ type: 'missing', loc: ['query', 'ids'], msg: 'Field required', input: null }]);
+  assert.deepEqual(validateParameters(schema, { ids: [a, 'nope'] }, 'query').issues.map((item) => [item.type, item.loc, item.input]), [['uuid_parsing', ['query', 'ids', 1], 'nope']]);
+  assert.deepEqual(validateParameters(schema, { ids: ['nope', a, b] }, 'query').issues, [{
+    type: 'too_long', loc: ['query', 'ids'], msg: 'List should have at most 2 items after validation, not 3', input: ['nope', a, b],
+    ctx: { field_type: 'List', max_length: 2, actual_length: 3 },
+  }]);
+});

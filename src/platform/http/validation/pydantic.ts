@@ -149,10 +149,13 @@ function validateArray(schema: Schema, input: unknown, loc: (string | number)[],
     issues.push(issue(loc, 'list_type', 'Input should be a valid list', input));
     return input;
   }
-  const items = schema.items ? input.map((item, index) => validateValue(schema.items, item, [...loc, index], issues)) : input;
   if (schema.maxItems !== undefined && input.length > schema.maxItems) {
+    // pydantic-core stops at the first item past the limit: the errors of earlier items are dropped.
     issues.push(issue(loc, 'too_long', `List should have at most ${schema.maxItems} item${schema.maxItems === 1 ? '' : 's'} after validation, not ${input.length}`, input, { field_type: 'List', max_length: schema.maxItems, actual_length: input.length }));
-  } else if (schema.minItems !== undefined && input.length < schema.minItems) {
+    return input;
+  }
+  const items = schema.items ? input.map((item, index) => validateValue(schema.items, item, [...loc, index], issues)) : input;
+  if (schema.minItems !== undefined && input.length < schema.minItems) {
     issues.push(issue(loc, 'too_short', `List should have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'} after validation, not ${input.length}`, input, { field_type: 'List', min_length: schema.minItems, actual_length: input.length }));
   }
   return items;
@@ -223,7 +226,8 @@ export function validateValue(schema: Schema, input: unknown, loc: (string | num
 
 /**
  * Validates a flat part (path, query, header) whose values are strings. FastAPI reports a missing
- * required parameter with input null; query arrays are not used by Berth's APIs.
+ * required parameter with input null. A list parameter takes every occurrence of a repeated key
+ * (`?id=a&id=b`, FastAPI's `getlist`); any other parameter takes the last one.
  */
 export function validateParameters(schema: Schema, input: Record<string, unknown>, part: 'path' | 'query' | 'header'): Outcome {
   const issues: ValidationIssue[] = [];
@@ -237,8 +241,9 @@ export function validateParameters(schema: Schema, input: Record<string, unknown
       else if (required.has(name)) issues.push(issue([part, name], 'missing', 'Field required', null));
       continue;
     }
-    const single = Array.isArray(raw) ? raw.at(-1) : raw;
-    value[key] = validateValue(propertySchema, single, [part, name], issues);
+    const list = (isNullable(propertySchema) ?? propertySchema).type === 'array';
+    const given = list ? [raw].flat() : Array.isArray(raw) ? raw.at(-1) : raw;
+    value[key] = validateValue(propertySchema, given, [part, name], issues);
   }
   return { value, issues };
 }
