@@ -90,6 +90,13 @@ export async function startTestBerth(options: TestBerthOptions = {}): Promise<Te
   };
 }
 
+/** A new workspace of the server's organization and a client holding a key of that workspace only. */
+export async function otherWorkspace(server: TestBerth, name: string): Promise<{ workspaceId: string; api: ApiClient }> {
+  const workspace = (await server.api('POST', '/api/v1/workspaces', { body: { name } })).body;
+  const key = (await server.api('POST', '/api/v1/api-keys', { body: { workspace_id: workspace.id } })).body.key;
+  return { workspaceId: workspace.id, api: apiClient(server.url, key) };
+}
+
 /** Polls until check returns a value (not undefined), or fails after timeoutMs. */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;

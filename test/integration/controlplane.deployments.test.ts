@@ -1,7 +1,7 @@
 // Deployments through the HTTP API: create/get/list/patch/delete, source rules, error bodies, isolation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiClient, startTestBerth, type TestBerth } from '../helpers/berth.ts';
+import { otherWorkspace, startTestBerth, type TestBerth } from '../helpers/berth.ts';
 
 let server: TestBerth;
 before(async () => {
@@ -237,9 +237,7 @@ describe('delete and isolation', () => {
 
   test('another workspace sees 404 for every path of a deployment it does not own', async () => {
     const mine = (await server.api('POST', '/v2/deployments', { body: image('private') })).body;
-    const workspace = (await server.api('POST', '/api/v1/workspaces', { body: { name: 'other' } })).body;
-    const key = (await server.api('POST', '/api/v1/api-keys', { body: { workspace_id: workspace.id } })).body.key;
-    const other = apiClient(server.url, key);
+    const other = (await otherWorkspace(server, 'other')).api;
     const paths: [string, string, unknown?][] = [
       ['GET', `/v2/deployments/${mine.id}`],
       ['PATCH', `/v2/deployments/${mine.id}`, { source_revision_config: { image_uri: 'evil:1' } }],

@@ -3,13 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import { InputValidationError } from '../../platform/errors.ts';
+import { statusOf } from '../../platform/http/error-mapper.ts';
 import { BoundedCache } from '../../platform/bounded-cache.ts';
 import { literalIssue, type ValidationIssue } from '../../platform/http/validation/pydantic.ts';
 import { uuidErrorText, canonicalUuid } from '../../platform/http/validation/uuid-error.ts';
 import type { DataPlaneReports } from './dataplane.ts';
 import type { ControlPlaneService } from './service.ts';
 import {
-  DeleteDeploymentQuery, Deployment, DeploymentCreateRequest, DeploymentParams, DeploymentPatchRequest, DeploymentsList,
+  DeleteDeploymentQuery, DeleteDeploymentsQuery, DeleteDeploymentsResult, Deployment, DeploymentCreateRequest, DeploymentParams, DeploymentPatchRequest, DeploymentsList,
   DeployReport, ErrorBody, ListDeploymentsQuery, ListRevisionsQuery, LogsPage, LogsQuery, LogsRequestBody,
   REVISION_STATUSES, Revision, RevisionParams, RevisionsList, type RevisionStatus,
 } from './schemas.ts';
@@ -59,6 +60,28 @@ export function registerControlPlaneRoutes(app: FastifyInstance, service: Contro
       deploymentType: query.deployment_type ?? undefined,
       ids: parseIds(query.deployment_ids),
     }, query.limit, query.offset);
+  });
+
+  // Bulk delete with partial success. The reference leaves the body unspecified; Berth answers
+  // {"deleted": [ids], "failed": [{"deployment_id", "status_code", "detail"}]}: each id (repeats once) is
+  // deleted as DELETE /v2/deployments/{id} would, and fails with the status and detail that call would give
+  // (404 "Deployment ID … not found." for an unknown id or another workspace's). 200 when every id was
+  // deleted, 207 when some were and some failed; when none was, the answer is the first failure itself
+  // (a 404 with the single DELETE's body), since there is no partial success to report.
+  app.delete<{ Querystring: Static<typeof DeleteDeploymentsQuery> }>('/v2/deployments', {
+    schema: {
+      tags, summary: 'Delete Deployments',
+      description: 'Deletes several deployments: 200 when all were deleted, 207 when some were and some failed.',
+      querystring: DeleteDeploymentsQuery, response: { 200: DeleteDeploymentsResult, 207: DeleteDeploymentsResult, ...errors },
+    },
+  }, async (request, reply) => {
+    const { deployment_ids: ids, delete_tracing_project: deleteTracingProject } = request.query;
+    const { deleted, failed } = await service.deleteMany(request.tenantId, ids, { deleteTracingProject });
+    if (deleted.length === 0 && failed[0]) throw failed[0].error;
+    return reply.code(failed.length === 0 ? 200 : 207).send({
+      deleted,
+      failed: failed.map(({ id, error }) => ({ deployment_id: id, status_code: statusOf(error), detail: error.message })),
+    });
   });
 
   app.get<{ Params: Static<typeof DeploymentParams> }>('/v2/deployments/:deployment_id', {

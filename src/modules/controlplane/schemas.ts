@@ -151,7 +151,17 @@ export const RevisionParams = Type.Object({
   deployment_id: Type.String({ format: 'uuid', title: 'Deployment ID' }),
   revision_id: Type.String({ format: 'uuid', title: 'Revision ID' }),
 });
-export const DeleteDeploymentQuery = Type.Object({ delete_tracing_project: Type.Boolean({ default: false }) });
+const DeleteTracingProject = Type.Boolean({ default: false, description: 'Also delete the tracing project of the deployment name.' });
+export const DeleteDeploymentQuery = Type.Object({ delete_tracing_project: DeleteTracingProject });
+/** `?deployment_ids=a&deployment_ids=b` (a FastAPI list query parameter: one key per id). */
+export const DeleteDeploymentsQuery = Type.Object({
+  deployment_ids: Type.Array(Uuid, { maxItems: 100, title: 'Deployment Ids' }),
+  delete_tracing_project: DeleteTracingProject,
+});
+export const DeleteDeploymentsResult = Type.Object({
+  deleted: Type.Array(Uuid),
+  failed: Type.Array(Type.Object({ deployment_id: Uuid, status_code: Type.Integer(), detail: Type.String() })),
+});
 
 export const LogsQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, default: 0 }),

@@ -1,6 +1,6 @@
 // Deployments and revisions: the rules of the control plane, free of HTTP.
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, InputValidationError, notFound } from '../../platform/errors.ts';
+import { AppError, badRequest, conflict, InputValidationError, notFound } from '../../platform/errors.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { ValidationIssue } from '../../platform/http/validation/pydantic.ts';
 import { ControlPlaneRepo, type ControlPlaneTx, type DeploymentFilter, type DeploymentRow, type RevisionFilter, type RevisionRow } from './repo.ts';
@@ -172,6 +172,25 @@ export class ControlPlaneService {
     const deployment = await this.#deploymentOr404(tenantId, id);
     if (!(await this.#repo.deleteDeployment(tenantId, id))) throw deploymentNotFound(id);
     if (options.deleteTracingProject) await this.#projects.deleteByName(tenantId, deployment.name);
+  }
+
+  /**
+   * Deletes each deployment exactly as delete() does, one after another (each id once); one that cannot be
+   * deleted (unknown, or another workspace's) is a failure with the error delete() gave, and the rest go on.
+   */
+  async deleteMany(tenantId: string, ids: string[], options: { deleteTracingProject: boolean }): Promise<{ deleted: string[]; failed: { id: string; error: AppError }[] }> {
+    const deleted: string[] = [];
+    const failed: { id: string; error: AppError }[] = [];
+    for (const id of new Set(ids)) {
+      try {
+        await this.delete(tenantId, id, options);
+        deleted.push(id);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        failed.push({ id, error });
+      }
+    }
+    return { deleted, failed };
   }
 
   /** A number that changes with every change to the deployment's revisions (for caching pages); 404 if not the tenant's. */

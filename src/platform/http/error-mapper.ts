@@ -13,13 +13,18 @@ const STATUS: Record<AppErrorKind, number> = {
   unavailable: 503,
 };
 
+/** The status code an application error is answered with. */
+export function statusOf(error: AppError): number {
+  return STATUS[error.kind];
+}
+
 export function installErrorMapper(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     if (error instanceof InputValidationError) {
       return reply.code(422).send({ detail: error.issues });
     }
     if (error instanceof AppError) {
-      const status = STATUS[error.kind];
+      const status = statusOf(error);
       if (status === 401) reply.header('www-authenticate', 'API-Key');
       return reply.code(status).send({ detail: error.message });
     }
