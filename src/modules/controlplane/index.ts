@@ -1,10 +1,13 @@
-// The control plane module: deployments, revisions, the build pipeline and the data plane seam.
+// The control plane module: deployments, revisions, listeners, the build pipeline and the data plane seam.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Db } from '../../platform/db/index.ts';
 import type { JobQueue } from '../../platform/queue/job-queue.ts';
 import { DataPlaneReportService } from './dataplane.ts';
+import { ListenerRepo } from './listeners/repo.ts';
+import { registerListenerRoutes } from './listeners/routes.ts';
+import { ListenerService } from './listeners/service.ts';
 import { RevisionPipeline, type PipelineOptions } from './pipeline/revision-pipeline.ts';
 import { ControlPlaneRepo } from './repo.ts';
 import { RevisionVersions } from './revision-versions.ts';
@@ -32,10 +35,14 @@ export async function createControlPlane(deps: { db: Db; queue: JobQueue; secret
   await versions.start();
   const service = new ControlPlaneService(repo, deps.secrets, pipeline, deps.projects, versions);
   const dataPlane = new DataPlaneReportService(repo);
+  const listeners = new ListenerService(new ListenerRepo(deps.db));
   return {
     service,
     dataPlane,
-    registerRoutes: (app) => registerControlPlaneRoutes(app, service, dataPlane),
+    registerRoutes: (app) => {
+      registerControlPlaneRoutes(app, service, dataPlane);
+      registerListenerRoutes(app, listeners);
+    },
     startWorkers: () => pipeline.startWorkers(),
     stopWorkers: () => pipeline.abortBuilds(),
   };

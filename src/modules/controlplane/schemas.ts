@@ -186,4 +186,37 @@ export const DeployReport = Type.Object({
   message: optionalNullable(Type.String()),
 });
 
+// Listeners (self-hosted data planes). compute_type is the const "k8s", as in the reference.
+export const ListenerComputeConfig = Type.Object({
+  k8s_namespaces: optionalNullable(Type.Array(Type.String({ minLength: 1 }), { description: 'Kubernetes namespaces the listener serves.' })),
+});
+export type ListenerComputeConfig = Static<typeof ListenerComputeConfig>;
+
+export const ListenerCreateRequest = Type.Object({
+  version: optionalNullable(Type.String()),
+  compute_type: Type.Literal('k8s'),
+  compute_id: Type.String({ minLength: 1, maxLength: 253, description: 'User-assigned id of the compute, e.g. the Kubernetes cluster name; unique in the workspace.' }),
+  compute_config: ListenerComputeConfig,
+});
+export type ListenerCreateRequest = Static<typeof ListenerCreateRequest>;
+
+export const ListenerPatchRequest = Type.Object({
+  version: optionalNullable(Type.String()),
+  compute_config: optionalNullable(ListenerComputeConfig),
+});
+export type ListenerPatchRequest = Static<typeof ListenerPatchRequest>;
+
+export const Listener = Type.Object({
+  version: nullable(Type.String()),
+  compute_type: Type.Literal('k8s'),
+  compute_id: Type.String(),
+  compute_config: Type.Object({ k8s_namespaces: nullable(Type.Array(Type.String())) }),
+  id: Uuid,
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+export const ListenersList = Type.Object({ resources: Type.Array(Listener), offset: Type.Integer() });
+export const ListListenersQuery = Type.Object({ ...Pagination });
+export const ListenerParams = Type.Object({ listener_id: Type.String({ format: 'uuid', title: 'Listener ID' }) });
+
 export const ErrorBody = Type.Object({ detail: Type.Unknown() });
