@@ -147,11 +147,6 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     return (await this.#hold.release(runId))?.params;
   }
 
-  /** Stops holding for the run, writing what it holds (before its thread's state is read back). */
-  async stopHolding(runId: string): Promise<void> {
-    await this.#hold.stop(runId);
-  }
-
   async #insert(params: unknown[]): Promise<void> {
     await this.#db.query(prepared(INSERT_CHECKPOINT), params);
   }
@@ -188,8 +183,10 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
       where.push(clause(`$${params.length}`));
     };
     const configurable = config.configurable ?? {};
-    if (configurable.thread_id !== undefined) await this.#hold.flushThread(String(configurable.thread_id));
-    if (configurable.thread_id !== undefined) add((n) => `c.thread_id = ${n}`, String(configurable.thread_id));
+    if (configurable.thread_id !== undefined) {
+      await this.#hold.flushThread(String(configurable.thread_id));
+      add((n) => `c.thread_id = ${n}`, String(configurable.thread_id));
+    }
     if (configurable.checkpoint_ns !== undefined) add((n) => `c.checkpoint_ns = ${n}`, configurable.checkpoint_ns);
     if (configurable.checkpoint_id) add((n) => `c.checkpoint_id = ${n}`, configurable.checkpoint_id);
     const before = options.before?.configurable?.checkpoint_id;

@@ -171,8 +171,8 @@ describe('DbCheckpointSaver', () => {
     saver.holdLastCheckpoint('run-s');
     const last = checkpoint({ c: 1 });
     await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-s' } }, last, { source: 'loop', step: 3, parents: {} }, {});
-    await saver.stopHolding('run-s');
-    assert.ok((await stored()).includes(last.id), 'stop writes it');
+    await saver.forget('run-s');
+    assert.ok((await stored()).includes(last.id), 'forgetting the run writes it');
   });
 
   test('a real graph interrupts and resumes through the saver', async () => {
