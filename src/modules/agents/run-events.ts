@@ -1,5 +1,7 @@
 // Messages on the event bus about runs. A run's events travel pre-serialized as "seq\nevent\ndata" so
 // that neither the worker nor the SSE writer encodes the same JSON twice.
+import type { EventBus, PublishOptions } from '../../platform/events/event-bus.ts';
+
 export const TOPIC_WAKE = 'agents:wake';
 export const TOPIC_CANCEL = 'agents:cancel';
 export const END_EVENT = '__end__';
@@ -46,8 +48,15 @@ export interface RunEnd {
  * A run's end message: "seq\n__end__\nstatus\nresult". The result (the run's final values, often large)
  * travels as the JSON text it is, not escaped inside another JSON document.
  */
-export function encodeEnd(end: RunEnd): string {
+function encodeEnd(end: RunEnd): string {
   return encodeEvent(-1, END_EVENT, `${end.status}\n${end.result}`);
+}
+
+/** Tells a run's end to its event listeners and to those waiting only for its end (wait, join). */
+export function publishEnd(bus: EventBus, runId: string, end: RunEnd, options?: PublishOptions): void {
+  const message = encodeEnd(end);
+  bus.publish(runTopic(runId), message, options);
+  bus.publish(runEndTopic(runId), message, options);
 }
 
 export function decodeEnd(event: EncodedEvent): RunEnd {

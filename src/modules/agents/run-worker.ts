@@ -11,7 +11,7 @@ import type { GraphRegistry, RunnableGraph } from './graphs.ts';
 import { executeRun, serialize } from './run-stream.ts';
 import type { CancelAction, FinalThreadState, RunRepo, RunRow, RunStatus } from './repo/runs.ts';
 import type { ThreadRepo } from './repo/threads.ts';
-import { encodeEnd, encodeEvent, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
+import { encodeEvent, publishEnd, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE } from './run-events.ts';
 import { webhookPayload, type WebhookDelivery } from './webhooks.ts';
 import type { RunMetrics } from './metrics.ts';
 
@@ -173,9 +173,7 @@ export class RunWorker {
     try {
       const { requeued, failed } = await this.#o.runs.recoverExpired(this.#o.maxAttempts);
       for (const runId of failed) {
-        const end = encodeEnd({ status: 'error', result: JSON.stringify({ __error__: { error: 'RunAttemptsExhausted', message: 'The run failed too many times' } }) });
-        this.#o.bus.publish(runTopic(runId), end);
-        this.#o.bus.publish(runEndTopic(runId), end);
+        publishEnd(this.#o.bus, runId, { status: 'error', result: JSON.stringify({ __error__: { error: 'RunAttemptsExhausted', message: 'The run failed too many times' } }) });
       }
       if (requeued.length) {
         this.#o.logger.warn({ runs: requeued }, 'runs of a stopped worker queued again');
@@ -310,18 +308,16 @@ export class RunWorker {
     }
     const result = failure ? JSON.stringify({ __error__: failure }) : valuesJson;
     // Listeners elsewhere announced themselves; one that announced too late finds the run ended in storage.
-    const end = encodeEnd({ status, result });
-    bus.publish(topic, end, { onlyIfAnnounced: true });
-    bus.publish(runEndTopic(run.run_id), end, { onlyIfAnnounced: true });
+    publishEnd(bus, run.run_id, { status, result }, { onlyIfAnnounced: true });
     this.#o.metrics.observe(status, (Date.now() - started) / 1000);
     log.debug({ status, run_ms: Date.now() - started }, 'run finished');
     return queued;
   }
 
   #webhookPayload(run: RunRow, status: RunStatus, started: number, valuesJson: string, failure: { error: string; message: string } | undefined): string {
-    const { worker_id: _w, cancel_action: _c, attempt: _a, webhook: _h, ...publicRun } = run;
+    const { worker_id: _w, cancel_action: _c, attempt: _a, ...publicRun } = run;
     return webhookPayload({
-      ...publicRun, webhook: run.webhook, status, run_started_at: new Date(started).toISOString(), run_ended_at: new Date().toISOString(),
+      ...publicRun, status, run_started_at: new Date(started).toISOString(), run_ended_at: new Date().toISOString(),
       ...(failure ? { error: failure } : {}),
     }, valuesJson);
   }

@@ -6,7 +6,7 @@ import type { Db } from '../../platform/db/index.ts';
 import type { EventBus } from '../../platform/events/event-bus.ts';
 import type { AssistantService } from './assistants.ts';
 import type { CheckpointRow, DbCheckpointSaver } from './checkpointer.ts';
-import { decodeEvent, encodeEnd, END_EVENT, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE, type EncodedEvent } from './run-events.ts';
+import { decodeEvent, END_EVENT, publishEnd, runEndTopic, runTopic, threadTopic, TOPIC_CANCEL, TOPIC_WAKE, type EncodedEvent } from './run-events.ts';
 import { RunRepo, type CancelAction, type MultitaskStrategy, type RunKwargs, type RunRow, type RunStatus } from './repo/runs.ts';
 import { inTransaction } from './repo/sql.ts';
 import type { ThreadRepo } from './repo/threads.ts';
@@ -300,9 +300,7 @@ export class RunService {
   /** Pending runs cancelled before they started: tell their listeners. */
   #endCancelled(runIds: string[]): void {
     for (const id of runIds) {
-      const end = encodeEnd({ status: 'interrupted', result: 'null' });
-      this.#bus.publish(runTopic(id), end);
-      this.#bus.publish(runEndTopic(id), end);
+      publishEnd(this.#bus, id, { status: 'interrupted', result: 'null' });
     }
   }
 

@@ -33,11 +33,15 @@ export interface WebhookOutboxOptions {
   claimSeconds?: number;
 }
 
-/** The body of a finished run's webhook: the run, its end and its final values (already JSON). */
-export function webhookPayload(run: Record<string, unknown>, valuesJson: string): string {
-  return `${JSON.stringify(run).slice(0, -1)},"values":${valuesJson}}`;
+/** A JSON object's text with one more field, whose value is JSON text already (a large one is not parsed). */
+function withField(objectJson: string, key: string, valueJson: string): string {
+  return `${objectJson.slice(0, -1)},${JSON.stringify(key)}:${valueJson}}`;
 }
 
+/** The body of a finished run's webhook: the run, its end and its final values (already JSON). */
+export function webhookPayload(run: Record<string, unknown>, valuesJson: string): string {
+  return withField(JSON.stringify(run), 'values', valuesJson);
+}
 
 export class WebhookOutbox {
   readonly #o: Required<Omit<WebhookOutboxOptions, 'db' | 'logger'>> & Pick<WebhookOutboxOptions, 'db' | 'logger'>;
@@ -111,7 +115,7 @@ export class WebhookOutbox {
   async #deliver(row: DeliveryRow): Promise<void> {
     const { logger } = this.#o;
     // The stored body is an object: the send time goes in as its last field.
-    const body = `${row.payload.slice(0, -1)},"webhook_sent_at":${JSON.stringify(new Date().toISOString())}}`;
+    const body = withField(row.payload, 'webhook_sent_at', JSON.stringify(new Date().toISOString()));
     let failure: string;
     try {
       const response = await fetch(row.url, {
@@ -121,18 +125,14 @@ export class WebhookOutbox {
         signal: AbortSignal.timeout(this.#o.timeoutMs),
       });
       await response.body?.cancel();
-      if (response.ok) {
-        await this.#o.db.query(prepared(`DELETE FROM agent_webhook_deliveries WHERE delivery_id = $1`), [row.delivery_id]);
-        return;
-      }
+      if (response.ok) return this.#delete(row);
       failure = `HTTP ${response.status}`;
     } catch (error) {
       failure = (error as Error).message;
     }
     if (row.attempt >= this.#o.attempts) {
       logger.warn({ url: row.url, run_id: row.run_id, attempts: row.attempt, error: failure }, 'webhook given up');
-      await this.#o.db.query(`DELETE FROM agent_webhook_deliveries WHERE delivery_id = $1`, [row.delivery_id]);
-      return;
+      return this.#delete(row);
     }
     logger.warn({ url: row.url, run_id: row.run_id, attempt: row.attempt, error: failure }, 'webhook failed; retrying');
     const delaySeconds = (this.#o.baseDelayMs * 2 ** (row.attempt - 1)) / 1000;
@@ -141,6 +141,10 @@ export class WebhookOutbox {
       [row.delivery_id, delaySeconds, failure],
     );
     this.wake();
+  }
+
+  async #delete(row: DeliveryRow): Promise<void> {
+    await this.#o.db.query(prepared(`DELETE FROM agent_webhook_deliveries WHERE delivery_id = $1`), [row.delivery_id]);
   }
 
   /** Stops claiming; deliveries in flight finish (unfinished ones stay for the next process). */
