@@ -1,40 +1,29 @@
 // Durability across processes: a run interrupted by SIGKILL resumes from its last checkpoint in the next
 // process; two processes on one PostgreSQL share the queue and stream each other's runs (events by
 // PostgreSQL NOTIFY, or by Redis with REDIS_URL).
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINE, TEST_DATABASE_URL } from '../helpers/engine.ts';
 import { createClient } from 'redis';
 import { redisEventChannel } from '../../src/agent-server.ts';
 import { cronFireRunId } from '../../src/modules/agents/cron-fires.ts';
 import { redisUnavailable, TEST_REDIS_URL } from '../helpers/redis.ts';
-import { dropStorage, newStorage, pollUntil, spawnAgentServer, type ChildAgentServer, type Storage } from '../fixtures/agents/server.ts';
+import { PATIENTLY, pollUntil, processesForFile } from '../fixtures/agents/server.ts';
 
 const redisSkip = ENGINE === 'postgres' ? await redisUnavailable() : undefined;
-const children: ChildAgentServer[] = [];
-const storages: Storage[] = [];
-after(async () => {
-  for (const child of children) child.child.kill('SIGKILL');
-  for (const storage of storages) await dropStorage(storage);
-});
-
-// The processes start and stop under the polling: a call that fails counts as not yet.
-const patiently = { timeoutMs: 30_000, retryErrors: true };
+const processes = processesForFile();
 
 describe('agent server processes', { timeout: 90_000 }, () => {
   test('a run killed mid-way (SIGKILL) is resumed from its last checkpoint by the next process', async () => {
-    const storage = await newStorage();
-    storages.push(storage);
-    const first = await spawnAgentServer(storage);
-    children.push(first);
+    const storage = await processes.storage();
+    const first = await processes.spawn(storage);
     const thread = await first.client.threads.create();
     const run = await first.client.runs.create(thread.thread_id, 'slow', { input: { ms: 1500 } });
-    await pollUntil(() => first.client.threads.getState(thread.thread_id), (state: any) => (state.values.steps ?? []).includes('first'), patiently);
+    await pollUntil(() => first.client.threads.getState(thread.thread_id), (state: any) => (state.values.steps ?? []).includes('first'), PATIENTLY);
     first.child.kill('SIGKILL');
     await first.exited;
 
-    const second = await spawnAgentServer(storage);
-    children.push(second);
+    const second = await processes.spawn(storage);
     const events: { event: string; data: any }[] = [];
     for await (const event of second.client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: ['values'] } as any)) events.push(event as any);
     const finished = await second.client.runs.get(thread.thread_id, run.run_id);
@@ -49,15 +38,12 @@ describe('agent server processes', { timeout: 90_000 }, () => {
   });
 
   test('a cron shared by two processes fires once per occurrence', { skip: ENGINE !== 'postgres' && 'needs PostgreSQL (PGlite is single-process)' }, async () => {
-    const storage = await newStorage();
-    storages.push(storage);
-    const one = await spawnAgentServer(storage, { BERTH_AGENT_CRON_INTERVAL_SECONDS: '1' });
-    children.push(one);
-    const two = await spawnAgentServer(storage, { BERTH_AGENT_CRON_INTERVAL_SECONDS: '1' });
-    children.push(two);
+    const storage = await processes.storage();
+    const one = await processes.spawn(storage, { BERTH_AGENT_CRON_INTERVAL_SECONDS: '1' });
+    const two = await processes.spawn(storage, { BERTH_AGENT_CRON_INTERVAL_SECONDS: '1' });
     const thread = await one.client.threads.create();
     const cron = await one.client.crons.createForThread(thread.thread_id, 'echo', { schedule: '* * * * * *', input: { messages: [] } } as any);
-    await pollUntil(() => two.client.runs.list(thread.thread_id, { limit: 100 }), (runs) => runs.length >= 4, patiently);
+    await pollUntil(() => two.client.runs.list(thread.thread_id, { limit: 100 }), (runs) => runs.length >= 4, PATIENTLY);
     await one.client.crons.delete(cron.cron_id);
     const runs = await two.client.runs.list(thread.thread_id, { limit: 100 });
     const slots = runs.map((run) => (run.metadata as any).cron_scheduled_for);
@@ -69,8 +55,7 @@ describe('agent server processes', { timeout: 90_000 }, () => {
   for (const transport of ['PostgreSQL NOTIFY', 'Redis pub/sub'] as const) {
     const skip = ENGINE !== 'postgres' ? 'needs PostgreSQL (PGlite is single-process)' : transport === 'Redis pub/sub' ? redisSkip : undefined;
     test(`two processes on one PostgreSQL, events by ${transport}: a run created on one executes on the other and streams back`, { skip }, async () => {
-      const storage = await newStorage();
-      storages.push(storage);
+      const storage = await processes.storage();
       const env: Record<string, string> = transport === 'Redis pub/sub' ? { REDIS_URL: TEST_REDIS_URL } : {};
       // Every message the two processes exchange through Redis, to show the events took that way.
       const overheard: string[] = [];
@@ -80,10 +65,8 @@ describe('agent server processes', { timeout: 90_000 }, () => {
         await listener.subscribe(redisEventChannel(TEST_DATABASE_URL, storage.schema), (message) => overheard.push(message));
       }
       try {
-        const apiOnly = await spawnAgentServer(storage, { N_JOBS_PER_WORKER: '0', ...env });
-        children.push(apiOnly);
-        const worker = await spawnAgentServer(storage, env);
-        children.push(worker);
+        const apiOnly = await processes.spawn(storage, { N_JOBS_PER_WORKER: '0', ...env });
+        const worker = await processes.spawn(storage, env);
         const thread = await apiOnly.client.threads.create();
         const events: { event: string; data: any }[] = [];
         for await (const event of apiOnly.client.runs.stream(thread.thread_id, 'agent', {
@@ -97,7 +80,7 @@ describe('agent server processes', { timeout: 90_000 }, () => {
 
         // Cancellation requested on one process reaches the run executing on the other.
         const slow = await apiOnly.client.runs.create(thread.thread_id, 'slow', { input: { ms: 5000 } });
-        await pollUntil(() => apiOnly.client.runs.get(thread.thread_id, slow.run_id), (run) => run.status === 'running', patiently);
+        await pollUntil(() => apiOnly.client.runs.get(thread.thread_id, slow.run_id), (run) => run.status === 'running', PATIENTLY);
         await apiOnly.client.runs.cancel(thread.thread_id, slow.run_id, true);
         assert.equal((await worker.client.runs.get(thread.thread_id, slow.run_id)).status, 'interrupted');
         if (listener) assert.ok(overheard.some((message) => message.includes(slow.run_id)), 'the run\'s events went through Redis');

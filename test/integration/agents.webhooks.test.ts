@@ -3,18 +3,13 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { dropStorage, newStorage, pollUntil, spawnAgentServer, type ChildAgentServer, type Storage } from '../fixtures/agents/server.ts';
+import { PATIENTLY, pollUntil, processesForFile } from '../fixtures/agents/server.ts';
 
-const children: ChildAgentServer[] = [];
-const storages: Storage[] = [];
+const processes = processesForFile();
 const receivers: Server[] = [];
 after(async () => {
-  for (const child of children) child.child.kill('SIGKILL');
-  for (const storage of storages) await dropStorage(storage);
   for (const receiver of receivers) receiver.close();
 });
-
-const patiently = { timeoutMs: 30_000, retryErrors: true };
 
 /** A webhook receiver that answers `status()` and records every body it was sent. */
 async function receiver(status: () => number): Promise<{ url: string; bodies: any[] }> {
@@ -37,15 +32,13 @@ const human = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 describe('agent server webhooks', { timeout: 90_000 }, () => {
   test('a refused delivery is retried until accepted; the body is the finished run with its values', async () => {
-    const storage = await newStorage();
-    storages.push(storage);
-    const server = await spawnAgentServer(storage);
-    children.push(server);
+    const storage = await processes.storage();
+    const server = await processes.spawn(storage);
     let refusals = 2;
     const hook = await receiver(() => (refusals-- > 0 ? 503 : 200));
     const thread = await server.client.threads.create();
     const run = await server.client.runs.create(thread.thread_id, 'echo', { input: human('hook me'), webhook: hook.url });
-    await pollUntil(async () => hook.bodies.length, (n) => n >= 3, patiently);
+    await pollUntil(async () => hook.bodies.length, (n) => n >= 3, PATIENTLY);
     const [first, , last] = hook.bodies;
     assert.equal(last.run_id, run.run_id);
     assert.equal(last.thread_id, thread.thread_id);
@@ -62,23 +55,20 @@ describe('agent server webhooks', { timeout: 90_000 }, () => {
   });
 
   test('a delivery its process could not make before SIGKILL is made by the next process', async () => {
-    const storage = await newStorage();
-    storages.push(storage);
-    const first = await spawnAgentServer(storage);
-    children.push(first);
+    const storage = await processes.storage();
+    const first = await processes.spawn(storage);
     let accept = false;
     const hook = await receiver(() => (accept ? 200 : 503));
     const thread = await first.client.threads.create();
     const run = await first.client.runs.create(thread.thread_id, 'echo', { input: human('survive'), webhook: hook.url });
-    await pollUntil(async () => hook.bodies.length, (n) => n >= 1, patiently);
+    await pollUntil(async () => hook.bodies.length, (n) => n >= 1, PATIENTLY);
     first.child.kill('SIGKILL');
     await first.exited;
     const refusedBeforeKill = hook.bodies.length;
     accept = true;
 
-    const second = await spawnAgentServer(storage);
-    children.push(second);
-    await pollUntil(async () => hook.bodies.length, (n) => n > refusedBeforeKill, patiently);
+    const second = await processes.spawn(storage);
+    await pollUntil(async () => hook.bodies.length, (n) => n > refusedBeforeKill, PATIENTLY);
     assert.equal(hook.bodies.at(-1).run_id, run.run_id);
     assert.equal(hook.bodies.at(-1).status, 'success');
     assert.equal((await second.client.runs.get(thread.thread_id, run.run_id)).status, 'success');
