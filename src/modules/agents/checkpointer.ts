@@ -2,9 +2,7 @@
 // One row holds a whole checkpoint (channel values included): a run reads the latest checkpoint with one
 // query and writes each new one with one statement, which keeps the per-run overhead to a few round trips.
 // A checkpoint holds the thread's whole state (every message so far) and a run writes one per step, so
-// large values are compressed here (zstd, fast and ~10× on serialized messages) rather than by the
-// database: a tenth of the bytes cross to the database, into its WAL and, on PGlite, through WASM.
-import zlib from 'node:zlib';
+// large values are stored packed (see packed.ts).
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -21,7 +19,8 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { prepared, type SqlExecutor } from '../../platform/db/index.ts';
 import { CheckpointSerializer } from './checkpoint-serde.ts';
-import { CheckpointHold } from './checkpoint-hold.ts';
+import { CheckpointHold, HeldRows, type HeldRow } from './checkpoint-hold.ts';
+import { pack, PACK_FROM_BYTES, unpack } from './packed.ts';
 
 /** A stored checkpoint with its pending writes, as one query (or a run's insert, see latestCheckpointSql) reads it. */
 export interface CheckpointRow {
@@ -36,11 +35,8 @@ export interface CheckpointRow {
 }
 
 const textDecoder = new TextDecoder();
-/** Values from this size on are stored compressed (below it compression saves little). */
-const COMPRESS_FROM_BYTES = 2048;
-/** Marks a compressed value in the `type` column: `<serde type>+zstd`, the value base64 text. */
+/** Marks a packed value in the `type` column: `<serde type>+zstd`. */
 const ZSTD_SUFFIX = '+zstd';
-const ZSTD_LEVEL = { params: { [zlib.constants.ZSTD_c_compressionLevel]: 1 } };
 
 /** Pending writes travel inside a JSON aggregate so that a checkpoint and its writes come back in one query. */
 const SELECT_TUPLE = `
@@ -54,17 +50,53 @@ const SELECT_TUPLE = `
 const ON_CONFLICT = `ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
   DO UPDATE SET type = EXCLUDED.type, checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata,
                 parent_checkpoint_id = EXCLUDED.parent_checkpoint_id`;
+const CHECKPOINT_COLUMNS = ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'parent_checkpoint_id', 'type', 'checkpoint', 'metadata'];
+const CHECKPOINT_RECORD = 'x(thread_id text, checkpoint_ns text, checkpoint_id text, parent_checkpoint_id text, type text, checkpoint text, metadata jsonb)';
+const WRITE_COLUMNS = ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'task_id', 'idx', 'channel', 'type', 'value', 'task_path'];
+const WRITE_RECORD = 'x(thread_id text, checkpoint_ns text, checkpoint_id text, task_id text, idx integer, channel text, type text, value text, task_path text, upsert boolean)';
+const WRITE_KEY = '(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)';
+
+const INSERT_CHECKPOINT = `INSERT INTO agent_checkpoints (${CHECKPOINT_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) ${ON_CONFLICT}`;
+const WRITE_CONFLICT = {
+  upsert: `ON CONFLICT ${WRITE_KEY} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value`,
+  keep: `ON CONFLICT ${WRITE_KEY} DO NOTHING`,
+};
+
+/** Rows held by a run for one statement (see insertRowsCtes): JSON arrays of checkpoint and write records, null when none. */
+export type HeldRowsParams = [checkpoints: string | null, writes: string | null];
 
 /**
- * The insert of one checkpoint from `rows` (a VALUES list or a SELECT of: thread, namespace, id, parent,
- * type, value, metadata), as put writes it and as a run's end writes its held last one (see CheckpointHold).
+ * CTEs (ck, wu, wn) inserting checkpoints and pending writes given as JSON arrays of records (the SQL
+ * parameters `checkpoints` and `writes`, see HeldRowsParams): the statement of a holding run's flush, and
+ * part of a run's end (RunRepo.finish), which passes its own CTE as `guard` so that the rows are written
+ * only if the run was still its worker's. A JSON array keeps the statement one shape (prepared once)
+ * whatever the number of rows.
  */
-export function insertCheckpointSql(rows: string): string {
-  return `INSERT INTO agent_checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-    ${rows} ${ON_CONFLICT}`;
+export function insertRowsCtes(checkpoints: string, writes: string, guard?: string): string {
+  const from = (records: string, record: string) => `FROM ${guard ? `${guard}, ` : ''}json_to_recordset(${records}::json) AS ${record}`;
+  const select = (columns: string[]) => columns.map((column) => `x.${column}`).join(', ');
+  const insertWrites = `INSERT INTO agent_checkpoint_writes (${WRITE_COLUMNS.join(', ')}) SELECT ${select(WRITE_COLUMNS)} ${from(writes, WRITE_RECORD)}`;
+  return `ck AS (
+      INSERT INTO agent_checkpoints (${CHECKPOINT_COLUMNS.join(', ')}) SELECT ${select(CHECKPOINT_COLUMNS)} ${from(checkpoints, CHECKPOINT_RECORD)}
+      ${ON_CONFLICT}),
+    wu AS (${insertWrites} WHERE x.upsert ${WRITE_CONFLICT.upsert}),
+    wn AS (${insertWrites} WHERE NOT x.upsert ${WRITE_CONFLICT.keep})`;
 }
 
-const INSERT_CHECKPOINT = insertCheckpointSql('VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)');
+const INSERT_HELD_ROWS = `WITH ${insertRowsCtes('$1', '$2')} SELECT 1`;
+
+/** The JSON records of held rows, from their insert parameters (the metadata parameter is JSON text already). */
+function heldRowsParams(rows: HeldRows): HeldRowsParams {
+  const records = { checkpoint: [] as string[], write: [] as string[] };
+  for (const row of rows.rows()) {
+    const columns = row.kind === 'checkpoint' ? CHECKPOINT_COLUMNS : WRITE_COLUMNS;
+    const fields = columns.map((column, i) => `"${column}":${column === 'metadata' ? row.params[i] : JSON.stringify(row.params[i])}`);
+    if (row.kind === 'write') fields.push(`"upsert":${row.replaces}`);
+    records[row.kind].push(`{${fields.join(',')}}`);
+  }
+  const array = (items: string[]) => (items.length ? `[${items.join(',')}]` : null);
+  return [array(records.checkpoint), array(records.write)];
+}
 
 /**
  * SQL for the latest root checkpoint of the thread whose id is the parameter `param` (text), as one JSON
@@ -79,7 +111,9 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
   readonly #db: SqlExecutor;
   /** Runs' first reads, fetched with their inserts: run id → thread and its latest checkpoint (or none). */
   readonly #primed = new Map<string, { threadId: string; row: CheckpointRow | null }>();
-  readonly #hold = new CheckpointHold((params) => this.#insert(params), () => undefined);
+  readonly #hold = new CheckpointHold(async (rows) => {
+    await this.#db.query(prepared(INSERT_HELD_ROWS), heldRowsParams(rows));
+  }, () => undefined);
   /** Per holding run: the serialized forms of the LangChain objects of its latest checkpoint. */
   readonly #forms = new Map<string, WeakMap<object, unknown>>();
 
@@ -137,18 +171,15 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     return this.#forms.get(runId);
   }
 
-  /** Holds the run's root checkpoints back one at a time, for its end to write the last (see CheckpointHold). */
-  holdLastCheckpoint(runId: string): void {
+  /** Holds the run's root checkpoints and writes back, to be written together (see CheckpointHold). */
+  holdCheckpoints(runId: string): void {
     this.#hold.start(runId);
   }
 
-  /** Stops holding for the run; its last checkpoint, if held, is the caller's to write (insertCheckpointSql). */
-  async releaseLastCheckpoint(runId: string): Promise<unknown[] | undefined> {
-    return (await this.#hold.release(runId))?.params;
-  }
-
-  async #insert(params: unknown[]): Promise<void> {
-    await this.#db.query(prepared(INSERT_CHECKPOINT), params);
+  /** Stops holding for the run; what it holds is the caller's to write (insertRowsCtes). */
+  async releaseHeld(runId: string): Promise<HeldRowsParams | undefined> {
+    const rows = await this.#hold.release(runId);
+    return rows && heldRowsParams(rows);
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -221,9 +252,9 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     const params = [String(threadId), ns, checkpoint.id, parentId, ...encode(type, bytes), jsonText(metadataBytes)];
     if (holding) {
       if (forms) this.#forms.set(runId, forms);
-      await this.#hold.hold(runId, { threadId: String(threadId), params });
+      await this.#hold.hold(runId, String(threadId), [{ kind: 'checkpoint', key: `${ns}\u0000${checkpoint.id}`, params, replaces: true }]);
     } else {
-      await this.#insert(params);
+      await this.#db.query(prepared(INSERT_CHECKPOINT), params);
     }
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
@@ -240,20 +271,17 @@ export class DbCheckpointSaver extends BaseCheckpointSaver {
     // Special channels (errors, interrupts, resume values) have fixed negative indexes and replace earlier
     // writes; ordinary writes keep the first value written for their index, as the reference savers do.
     const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
-    const params: unknown[] = [];
-    const values = writes.map(([channel], index) => {
-      const [type, bytes] = serialized[index]!;
+    const rows = writes.map(([channel], index): HeldRow => {
       const idx = WRITES_IDX_MAP[channel] ?? index;
-      params.push(String(threadId), ns, checkpointId, taskId, idx, channel, ...encode(type, bytes), taskPath);
-      const base = params.length - 9;
-      return `(${Array.from({ length: 9 }, (_, i) => `$${base + i + 1}`).join(', ')})`;
+      const params = [String(threadId), ns, checkpointId, taskId, idx, channel, ...encode(...serialized[index]!), taskPath];
+      return { kind: 'write', key: `${ns}\u0000${checkpointId}\u0000${taskId}\u0000${idx}`, params, replaces: upsert };
     });
+    const runId = config.configurable?.run_id;
+    if (ns === '' && this.#hold.holding(runId)) return this.#hold.hold(runId, String(threadId), rows);
+    const values = rows.map((_, row) => `(${WRITE_COLUMNS.map((_, column) => `$${row * WRITE_COLUMNS.length + column + 1}`).join(', ')})`);
     await this.#db.query(
-      prepared(`INSERT INTO agent_checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
-       VALUES ${values.join(', ')}
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
-        upsert ? 'DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, value = EXCLUDED.value' : 'DO NOTHING'}`),
-      params,
+      prepared(`INSERT INTO agent_checkpoint_writes (${WRITE_COLUMNS.join(', ')}) VALUES ${values.join(', ')} ${upsert ? WRITE_CONFLICT.upsert : WRITE_CONFLICT.keep}`),
+      rows.flatMap((row) => row.params),
     );
   }
 
@@ -329,16 +357,14 @@ function withRunIdentity(metadata: CheckpointMetadata, configurable: Record<stri
  * compressed, other bytes as base64 (the value column is text).
  */
 export function encode(type: string, bytes: Uint8Array): [string, string] {
-  if (bytes.byteLength >= COMPRESS_FROM_BYTES) {
-    return [`${type}${ZSTD_SUFFIX}`, zlib.zstdCompressSync(bytes, ZSTD_LEVEL).toString('base64')];
-  }
+  if (bytes.byteLength >= PACK_FROM_BYTES) return [`${type}${ZSTD_SUFFIX}`, pack(bytes)];
   return [type, type === 'json' ? textDecoder.decode(bytes) : Buffer.from(bytes).toString('base64')];
 }
 
 /** The serde type and data of a stored value (see encode). */
 export function decode(type: string, text: string): [string, Uint8Array | string] {
   if (type.endsWith(ZSTD_SUFFIX)) {
-    return [type.slice(0, -ZSTD_SUFFIX.length), zlib.zstdDecompressSync(Buffer.from(text, 'base64'))];
+    return [type.slice(0, -ZSTD_SUFFIX.length), unpack(text)];
   }
   return [type, type === 'json' ? text : Buffer.from(text, 'base64')];
 }

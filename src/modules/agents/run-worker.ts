@@ -244,8 +244,9 @@ export class RunWorker {
       graph = await registry.get(graphId, kwargs.config as Record<string, unknown>, { checkpointer: !kwargs.temporary });
       const resume = run.attempt > 1 && !kwargs.temporary
         && (await runs.hasCheckpoints(run.thread_id, run.run_id));
-      // The run's last checkpoint is written by its end statement, not by a round trip of its own.
-      if (!kwargs.temporary) checkpointer.holdLastCheckpoint(run.run_id);
+      // The run's checkpoints are written together, the last ones by its end statement (see CheckpointHold);
+      // `durability: sync` asks for each to be written before the next step.
+      if (!kwargs.temporary && kwargs.durability !== 'sync') checkpointer.holdCheckpoints(run.run_id);
       const outcome = await executeRun({ graph, run, resume, signal: controller.signal, Command: this.#o.Command, emit });
       values = outcome.values;
       next = outcome.next;
@@ -264,7 +265,7 @@ export class RunWorker {
     const reason = controller.signal.reason as CancelAction | 'lost' | undefined;
     // Another worker may own the run now: what this one holds must not land after that one's checkpoints.
     if (reason === 'lost') {
-      await checkpointer.releaseLastCheckpoint(run.run_id);
+      await checkpointer.releaseHeld(run.run_id);
       return false;
     }
 
@@ -296,8 +297,8 @@ export class RunWorker {
       await runs.settleThread(run.thread_id);
       if (webhook) await this.#o.webhooks.record(run.run_id, webhook);
     } else {
-      const checkpoint = await checkpointer.releaseLastCheckpoint(run.run_id);
-      const finished = await runs.finish(run.run_id, this.id, status, thread, { webhook, checkpoint });
+      const held = await checkpointer.releaseHeld(run.run_id);
+      const finished = await runs.finish(run.run_id, this.id, status, thread, { webhook, held });
       if (!finished.mine) return false;
       queued = finished.queued;
     }

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { Annotation, END, START, StateGraph, interrupt, Command } from '@langchain/langgraph';
 import { openDb, migrate, type Db } from '../../../src/platform/db/index.ts';
-import { DbCheckpointSaver, insertCheckpointSql, latestCheckpointSql } from '../../../src/modules/agents/checkpointer.ts';
+import { DbCheckpointSaver, insertRowsCtes, latestCheckpointSql } from '../../../src/modules/agents/checkpointer.ts';
 
+const INTERRUPT = '__interrupt__';
 let db: Db;
 let saver: DbCheckpointSaver;
 
@@ -142,35 +143,46 @@ describe('DbCheckpointSaver', () => {
     assert.equal((await saver.getTuple({ configurable: { thread_id: thread, run_id: 'run-4' } }))?.checkpoint.id, stored.id);
   });
 
-  test('a holding run\'s checkpoints are written one behind; reads, the timer and stop write the held one; release hands it over', async () => {
+  test('a holding run\'s checkpoints and writes are held together; reads, the timer and forget write them; release hands them over', async () => {
     const thread = `t-${uuid6(-1)}`;
     const stored = async () => (await db.query<{ checkpoint_id: string }>('SELECT checkpoint_id FROM agent_checkpoints WHERE thread_id = $1 ORDER BY checkpoint_id', [thread])).map((row) => row.checkpoint_id);
+    const storedWrites = async () => (await db.query<{ channel: string; value: string }>('SELECT channel, value FROM agent_checkpoint_writes WHERE thread_id = $1 ORDER BY checkpoint_id, task_id, idx', [thread])).map((row) => `${row.channel}=${row.value}`);
     const config = { configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-h' } };
-    saver.holdLastCheckpoint('run-h');
+    saver.holdCheckpoints('run-h');
     const first = checkpoint({ a: 1 });
-    await saver.put(config, first, { source: 'input', step: -1, parents: {} }, {});
-    assert.deepEqual(await stored(), [], 'held');
+    const firstConfig = await saver.put(config, first, { source: 'input', step: -1, parents: {} }, {});
+    await saver.putWrites({ configurable: { ...firstConfig.configurable, run_id: 'run-h' } }, [['a', 'kept'], [INTERRUPT, 'first']], 'task-1');
+    // The same keys again: an ordinary write keeps the first value, a special channel takes the last.
+    await saver.putWrites({ configurable: { ...firstConfig.configurable, run_id: 'run-h' } }, [['a', 'ignored']], 'task-1');
+    await saver.putWrites({ configurable: { ...firstConfig.configurable, run_id: 'run-h' } }, [[INTERRUPT, 'second']], 'task-1');
     const second = checkpoint({ a: 2 });
     await saver.put({ configurable: { ...config.configurable, checkpoint_id: first.id } }, second, { source: 'loop', step: 0, parents: {} }, {});
-    assert.deepEqual(await stored(), [first.id], 'the previous one is written when the next comes');
-    // Another run's reads of the thread see the held one (it is written first).
-    assert.equal((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.id, second.id);
+    assert.deepEqual(await stored(), [], 'held');
+    assert.deepEqual(await storedWrites(), []);
+    // Another run's reads of the thread see what is held (it is written first).
+    const read = await saver.getTuple({ configurable: { thread_id: thread, checkpoint_id: first.id } });
+    assert.deepEqual(read?.pendingWrites?.map(([, channel, value]) => `${channel}=${value}`), [`${INTERRUPT}=second`, 'a=kept']);
+    assert.deepEqual(await stored(), [first.id, second.id]);
     const third = checkpoint({ a: 3 });
     await saver.put({ configurable: { ...config.configurable, checkpoint_id: second.id } }, third, { source: 'loop', step: 1, parents: {} }, {});
-    const params = await saver.releaseLastCheckpoint('run-h');
-    assert.equal(params?.[2], third.id, 'the last one is handed over');
+    const fourth = checkpoint({ a: 4 });
+    await saver.put({ configurable: { ...config.configurable, checkpoint_id: third.id } }, fourth, { source: 'loop', step: 2, parents: {} }, {});
+    const held = await saver.releaseHeld('run-h');
+    assert.equal(JSON.parse(held![0]!).map((row: { checkpoint_id: string }) => row.checkpoint_id).join(), [third.id, fourth.id].join(), 'what is held is handed over');
+    assert.equal(held![1], null, 'no writes held');
     assert.deepEqual(await stored(), [first.id, second.id]);
-    await db.query(`${insertCheckpointSql('VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)')}`, params);
-    assert.deepEqual((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values, { a: 3 });
+    await db.query(`WITH ${insertRowsCtes('$1', '$2')} SELECT 1`, held);
+    assert.deepEqual((await saver.getTuple({ configurable: { thread_id: thread } }))?.checkpoint.channel_values, { a: 4 });
+    assert.equal((await saver.getTuple({ configurable: { thread_id: thread } }))?.parentConfig?.configurable?.checkpoint_id, third.id);
 
-    saver.holdLastCheckpoint('run-t');
+    saver.holdCheckpoints('run-t');
     const timed = checkpoint({ b: 1 });
-    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-t' } }, timed, { source: 'loop', step: 2, parents: {} }, {});
+    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-t' } }, timed, { source: 'loop', step: 3, parents: {} }, {});
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.ok((await stored()).includes(timed.id), 'written when not superseded within the hold');
-    saver.holdLastCheckpoint('run-s');
+    assert.ok((await stored()).includes(timed.id), 'written when the run does not end within the hold');
+    saver.holdCheckpoints('run-s');
     const last = checkpoint({ c: 1 });
-    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-s' } }, last, { source: 'loop', step: 3, parents: {} }, {});
+    await saver.put({ configurable: { thread_id: thread, checkpoint_ns: '', run_id: 'run-s' } }, last, { source: 'loop', step: 4, parents: {} }, {});
     await saver.forget('run-s');
     assert.ok((await stored()).includes(last.id), 'forgetting the run writes it');
   });

@@ -3,7 +3,7 @@ import { prepared, type SqlExecutor } from '../../../platform/db/index.ts';
 import { json, Where } from './sql.ts';
 import type { ThreadStatus } from './threads.ts';
 import type { WebhookDelivery } from '../webhooks.ts';
-import { insertCheckpointSql, latestCheckpointSql, type CheckpointRow } from '../checkpointer.ts';
+import { insertRowsCtes, latestCheckpointSql, type CheckpointRow, type HeldRowsParams } from '../checkpointer.ts';
 
 export type RunStatus = 'pending' | 'running' | 'success' | 'error' | 'timeout' | 'interrupted';
 export type MultitaskStrategy = 'reject' | 'interrupt' | 'rollback' | 'enqueue';
@@ -181,17 +181,17 @@ export class RunRepo {
   }
 
   /**
-   * Ends a run and records its thread's state (its last checkpoint, its webhook's delivery) in one
-   * statement. The thread stays busy while other runs wait.
+   * Ends a run and records its thread's state (the checkpoints and writes it held, its webhook's delivery)
+   * in one statement. The thread stays busy while other runs wait.
    * `mine` is false when the run was no longer this worker's (it was recovered elsewhere); `queued` tells
    * that runs of the thread wait for this one (the worker then looks for work).
    */
   async finish(runId: string, workerId: string, status: RunStatus, thread: FinalThreadState | undefined, extra: {
     webhook?: WebhookDelivery;
-    /** The run's last checkpoint, held back to be written here (see CheckpointHold): insert parameters. */
-    checkpoint?: unknown[];
+    /** The run's checkpoints and writes held back to be written here (see CheckpointHold). */
+    held?: HeldRowsParams;
   } = {}): Promise<{ mine: boolean; queued: boolean }> {
-    const { webhook, checkpoint } = extra;
+    const { webhook, held } = extra;
     const rows = await this.#db.query<{ thread_status: string | null }>(
       prepared(`WITH r AS (
          UPDATE agent_runs SET status = $3, updated_at = now(), lease_expires_at = NULL, cancel_action = NULL
@@ -207,11 +207,11 @@ export class RunRepo {
        w AS (
          INSERT INTO agent_webhook_deliveries (delivery_id, run_id, url, payload)
          SELECT gen_random_uuid(), $1, $9, $10 FROM r WHERE $9::text IS NOT NULL),
-       c AS (${insertCheckpointSql('SELECT $11::text, $12::text, $13::text, $14::text, $15::text, $16::text, $17::jsonb FROM r WHERE $13::text IS NOT NULL')})
+       ${insertRowsCtes('$11', '$12', 'r')}
        SELECT (SELECT status FROM t) AS thread_status FROM r`),
       [runId, workerId, status, thread !== undefined, thread?.valuesJson ?? JSON.stringify(thread?.values ?? null), json(thread?.interrupts),
         thread?.status ?? 'idle', thread?.error === undefined ? null : JSON.stringify(thread.error), webhook?.url ?? null, webhook?.payload ?? null,
-        ...(checkpoint ?? [null, null, null, null, null, null, null])],
+        ...(held ?? [null, null])],
     );
     return { mine: rows.length > 0, queued: rows[0]?.thread_status === 'busy' };
   }
