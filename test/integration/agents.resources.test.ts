@@ -82,6 +82,33 @@ describe('threads', { timeout: 30_000 }, () => {
     await assert.rejects(client.threads.get('not-a-uuid'), status(422));
   });
 
+  test('search and count by values find small values and large (packed) ones alike; get and copy return them whole', async () => {
+    const suite = crypto.randomUUID();
+    const big = `big-${suite}-${'x'.repeat(6000)}`;
+    const small = `small-${suite}`;
+    const [bigThread, smallThread] = await Promise.all([big, small].map(async (content) => {
+      const thread = await client.threads.create({ metadata: { suite } });
+      await client.runs.wait(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content }] } });
+      return thread;
+    }));
+    const stored = await server.running.db.query<{ thread_id: string; packed: boolean }>(
+      'SELECT thread_id, values_packed IS NOT NULL AS packed FROM agent_threads WHERE thread_id = ANY($1::uuid[])', [[bigThread!.thread_id, smallThread!.thread_id]]);
+    assert.deepEqual(Object.fromEntries(stored.map((row) => [row.thread_id, row.packed])), { [bigThread!.thread_id]: true, [smallThread!.thread_id]: false });
+    const ids = (threads: { thread_id: string }[]) => threads.map((thread) => thread.thread_id).sort();
+    assert.deepEqual(ids(await client.threads.search({ values: { messages: [{ content: big }] } })), [bigThread!.thread_id]);
+    assert.deepEqual(ids(await client.threads.search({ values: { messages: [{ content: small }] } })), [smallThread!.thread_id]);
+    assert.equal(await client.threads.count({ values: { messages: [{ content: big }] } }), 1);
+    assert.equal(await client.threads.count({ values: { messages: [{ content: 'nobody said this' }] } }), 0);
+    const both = { metadata: { suite }, values: { messages: [{ type: 'ai' }] } };
+    assert.deepEqual(ids(await client.threads.search(both)), ids([bigThread!, smallThread!]));
+    assert.equal(await client.threads.count(both), 2);
+    const pages = [...await client.threads.search({ ...both, limit: 1 }), ...await client.threads.search({ ...both, limit: 1, offset: 1 })];
+    assert.deepEqual(ids(pages), ids([bigThread!, smallThread!]), 'pages of a values search');
+    assert.equal(((await client.threads.get(bigThread!.thread_id)).values as any).messages[0].content, big);
+    const copy = await client.threads.copy(bigThread!.thread_id);
+    assert.equal(((await client.threads.get(copy.thread_id)).values as any).messages[0].content, big);
+  });
+
   test('state, update_state with as_node, history with before and metadata filter, state at a checkpoint', async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content: 'one' }] } });

@@ -1,7 +1,7 @@
 // The only SQL for runs and the durable run queue.
 import { prepared, type SqlExecutor } from '../../../platform/db/index.ts';
 import { json, Where } from './sql.ts';
-import type { ThreadStatus } from './threads.ts';
+import { storedValues, type ThreadStatus } from './threads.ts';
 import type { WebhookDelivery } from '../webhooks.ts';
 import { insertRowsCtes, latestCheckpointSql, type CheckpointRow, type HeldRowsParams } from '../checkpointer.ts';
 
@@ -192,6 +192,7 @@ export class RunRepo {
     held?: HeldRowsParams;
   } = {}): Promise<{ mine: boolean; queued: boolean }> {
     const { webhook, held } = extra;
+    const [values, valuesPacked] = storedValues(thread?.valuesJson ?? JSON.stringify(thread?.values ?? null));
     const rows = await this.#db.query<{ thread_status: string | null }>(
       prepared(`WITH r AS (
          UPDATE agent_runs SET status = $3, updated_at = now(), lease_expires_at = NULL, cancel_action = NULL
@@ -199,6 +200,7 @@ export class RunRepo {
        t AS (
          UPDATE agent_threads t SET
            "values" = CASE WHEN $4 THEN $5::json ELSE t."values" END,
+           values_packed = CASE WHEN $4 THEN $13 ELSE t.values_packed END,
            interrupts = CASE WHEN $4 THEN $6::jsonb ELSE t.interrupts END,
            error = CASE WHEN $4 THEN $8::jsonb ELSE t.error END,
            status = CASE WHEN EXISTS (SELECT 1 FROM agent_runs p WHERE p.thread_id = t.thread_id AND p.status = 'pending') THEN 'busy' ELSE $7 END,
@@ -209,9 +211,9 @@ export class RunRepo {
          SELECT gen_random_uuid(), $1, $9, $10 FROM r WHERE $9::text IS NOT NULL),
        ${insertRowsCtes('$11', '$12', 'r')}
        SELECT (SELECT status FROM t) AS thread_status FROM r`),
-      [runId, workerId, status, thread !== undefined, thread?.valuesJson ?? JSON.stringify(thread?.values ?? null), json(thread?.interrupts),
+      [runId, workerId, status, thread !== undefined, values, json(thread?.interrupts),
         thread?.status ?? 'idle', thread?.error === undefined ? null : JSON.stringify(thread.error), webhook?.url ?? null, webhook?.payload ?? null,
-        ...(held ?? [null, null])],
+        ...(held ?? [null, null]), valuesPacked],
     );
     return { mine: rows.length > 0, queued: rows[0]?.thread_status === 'busy' };
   }
