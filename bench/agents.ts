@@ -1,6 +1,7 @@
 // Agent server benchmark: Berth (`berth agent-server`, durable storage) against the official JS server
 // (@langchain/langgraph-api, in-memory) with the same one-node graph on this machine, plus the physical
-// limit: the graph invoked in-process with Berth's checkpointer on the same storage. Prints one JSON line.
+// limit: the graph invoked in-process with Berth's checkpointer on the same storage, measured interleaved
+// with Berth's runs (and, on PostgreSQL, LangGraph's own PostgresSaver for comparison). Prints one JSON line.
 //   npx node bench/agents.ts        [BENCH_RUNS=200 BENCH_SECONDS=20 BENCH_CONCURRENCY=10]
 //   BENCH_DATABASE_URL=postgres://… also measures Berth on PostgreSQL; BENCH_SKIP_OFFICIAL=1 skips the official server.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
 import { openDb, migrate } from '../src/platform/db/index.ts';
 import { DbCheckpointSaver } from '../src/modules/agents/checkpointer.ts';
@@ -66,14 +68,32 @@ function waitFor(child: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
-async function measureServer(client: Client, pid: number) {
+/** The same graph invoked in this process, for the physical limit (see inProcess). */
+interface InProcessGraph {
+  name: string;
+  invoke(threadId: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Measures a server; `limits` are invoked in turn with each `runs.wait` on the one thread (one call each,
+ * same step of thread growth), so that the machine's noise, which moves single runs by milliseconds here,
+ * hits the server and its limits alike.
+ */
+async function measureServer(client: Client, pid: number, limits: InProcessGraph[] = []) {
   await client.runs.wait(null, 'agent', { input }); // warm-up, as in the reference measurement
   const rssAfterStart = rssMb(pid);
   const createLatencies: number[] = [];
   for (let i = 0; i < RUNS; i++) createLatencies.push(await timed(() => client.threads.create()));
   const thread = await client.threads.create();
+  const limitThreads = limits.map(() => crypto.randomUUID());
+  for (const limit of limits) await limit.invoke(crypto.randomUUID()); // warm-up
   const waitLatencies: number[] = [];
-  for (let i = 0; i < RUNS; i++) waitLatencies.push(await timed(() => client.runs.wait(thread.thread_id, 'agent', { input })));
+  const limitLatencies = limits.map((): number[] => []);
+  for (let i = 0; i < RUNS; i++) {
+    waitLatencies.push(await timed(() => client.runs.wait(thread.thread_id, 'agent', { input })));
+    for (const [k, limit] of limits.entries()) limitLatencies[k]!.push(await timed(() => limit.invoke(limitThreads[k]!)));
+  }
   const end = Date.now() + SECONDS * 1000;
   const statelessLatencies: number[] = [];
   let errors = 0;
@@ -89,11 +109,14 @@ async function measureServer(client: Client, pid: number) {
   }));
   const elapsed = (Date.now() - started) / 1000;
   return {
-    threads_create: stats(createLatencies),
-    runs_wait_one_thread: stats(waitLatencies),
-    stateless_wait: { concurrency: CONCURRENCY, seconds: Number(elapsed.toFixed(1)), runs: statelessLatencies.length, errors, runs_per_s: Number((statelessLatencies.length / elapsed).toFixed(1)), ...stats(statelessLatencies) },
-    rss_mb_after_start: rssAfterStart,
-    peak_rss_mb: peakRssMb(pid),
+    server: {
+      threads_create: stats(createLatencies),
+      runs_wait_one_thread: stats(waitLatencies),
+      stateless_wait: { concurrency: CONCURRENCY, seconds: Number(elapsed.toFixed(1)), runs: statelessLatencies.length, errors, runs_per_s: Number((statelessLatencies.length / elapsed).toFixed(1)), ...stats(statelessLatencies) },
+      rss_mb_after_start: rssAfterStart,
+      peak_rss_mb: peakRssMb(pid),
+    },
+    limits: Object.fromEntries(limits.map((limit, k) => [limit.name, { invoke_one_thread: stats(limitLatencies[k]!) }])),
   };
 }
 
@@ -101,6 +124,8 @@ async function berth(engine: 'pglite' | 'postgres') {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'berth-bench-agents-'));
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const apiKey = `bench_${randomBytes(8).toString('hex')}`;
+  const limits = [await inProcess(engine)];
+  if (engine === 'postgres') limits.push(await inProcessOfficialSaver());
   const child = spawn(process.execPath, [CLI, 'agent-server', '--config', path.join(here, 'agents', 'langgraph.json')], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', BERTH_DATA_DIR: dataDir, BERTH_API_KEY: apiKey, LOG_LEVEL: 'warn',
       ...(engine === 'postgres' ? { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema } : { DATABASE_URL: '' }) },
@@ -108,12 +133,14 @@ async function berth(engine: 'pglite' | 'postgres') {
   });
   try {
     const url = await waitFor(child, /listening on (http:\/\/\S+)/);
-    return { engine, ...(await measureServer(new Client({ apiUrl: url, apiKey }), child.pid!)) };
+    const { server, limits: measured } = await measureServer(new Client({ apiUrl: url, apiKey }), child.pid!, limits);
+    return { server: { engine, ...server }, limits: measured };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
     await rm(dataDir, { recursive: true, force: true });
     if (engine === 'postgres') await dropSchema(schema);
+    for (const limit of limits) await limit.close();
   }
 }
 
@@ -125,7 +152,7 @@ async function official() {
   });
   try {
     const url = await waitFor(child, /READY (\S+)/);
-    return { ...(await measureServer(new Client({ apiUrl: url }), child.pid!)) };
+    return (await measureServer(new Client({ apiUrl: url }), child.pid!)).server;
   } finally {
     child.kill('SIGKILL');
     await rm(cwd, { recursive: true, force: true });
@@ -133,23 +160,37 @@ async function official() {
 }
 
 /** The physical limit: the same graph invoked in this process with Berth's checkpointer on the same storage. */
-async function inProcess(engine: 'pglite' | 'postgres') {
+async function inProcess(engine: 'pglite' | 'postgres'): Promise<InProcessGraph> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'berth-bench-inproc-'));
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const db = await openDb({ databaseUrl: engine === 'postgres' ? databaseUrl : undefined, databaseSchema: schema, pgliteDir: path.join(dataDir, 'pgdata') });
-  try {
-    await migrate(db);
-    const graph = builder.compile({ checkpointer: new DbCheckpointSaver(db) });
-    const config = { configurable: { thread_id: crypto.randomUUID() } };
-    await graph.invoke(input as any, { configurable: { thread_id: crypto.randomUUID() } });
-    const latencies: number[] = [];
-    for (let i = 0; i < RUNS; i++) latencies.push(await timed(() => graph.invoke(input as any, config)));
-    return { engine, invoke_one_thread: stats(latencies) };
-  } finally {
-    await db.close();
-    await rm(dataDir, { recursive: true, force: true });
-    if (engine === 'postgres') await dropSchema(schema);
-  }
+  await migrate(db);
+  const graph = builder.compile({ checkpointer: new DbCheckpointSaver(db) });
+  return {
+    name: `in_process_${engine}`,
+    invoke: (threadId) => graph.invoke(input as any, { configurable: { thread_id: threadId } }),
+    async close() {
+      await db.close();
+      await rm(dataDir, { recursive: true, force: true });
+      if (engine === 'postgres') await dropSchema(schema);
+    },
+  };
+}
+
+/** For comparison: the same graph in-process with LangGraph's own PostgreSQL checkpointer (PostgresSaver). */
+async function inProcessOfficialSaver(): Promise<InProcessGraph> {
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const saver = PostgresSaver.fromConnString(databaseUrl!, { schema });
+  await saver.setup();
+  const graph = builder.compile({ checkpointer: saver });
+  return {
+    name: 'in_process_official_postgres_saver',
+    invoke: (threadId) => graph.invoke(input as any, { configurable: { thread_id: threadId } }),
+    async close() {
+      await saver.end();
+      await dropSchema(schema);
+    },
+  };
 }
 
 async function dropSchema(schema: string): Promise<void> {
@@ -161,8 +202,9 @@ async function dropSchema(schema: string): Promise<void> {
 const engines: ('pglite' | 'postgres')[] = databaseUrl ? ['pglite', 'postgres'] : ['pglite'];
 const result: Record<string, unknown> = { bench: 'agents', runs: RUNS, node: process.version, cpus: os.cpus().length };
 for (const engine of engines) {
-  result[`berth_${engine}`] = await berth(engine);
-  result[`in_process_${engine}`] = await inProcess(engine);
+  const { server, limits } = await berth(engine);
+  result[`berth_${engine}`] = server;
+  Object.assign(result, limits);
 }
 if (!process.env.BENCH_SKIP_OFFICIAL) result.official_js_server = await official();
 const officialWait = (result.official_js_server as any)?.runs_wait_one_thread?.p50_ms;
