@@ -1,6 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, parse as pgliteParse, protocol } from '@electric-sql/pglite';
+
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 import { Kysely, PGliteDialect } from 'kysely';
 import { formatTimestamptz, INT8_OID, TIMESTAMPTZ_OID, type Db } from './db.ts';
+import { preparedName } from './prepared.ts';
 
 const ANALYZE_INTERVAL_MS = 60_000;
 
@@ -28,12 +31,16 @@ export async function openPglite(dataDir: string): Promise<Db> {
   }, ANALYZE_INTERVAL_MS);
   analyze.unref();
 
+  const runPrepared = preparedStatements(pglite);
+
   return {
     engine: 'pglite',
     native: { engine: 'pglite', pglite },
     kysely,
     schema: 'public',
     async query<T>(text: string, params?: unknown[]) {
+      const name = preparedName(text);
+      if (name) return runPrepared<T>(name, text, params ?? []);
       const result = await pglite.query<T>(text, params as any[]);
       return result.rows;
     },
@@ -61,4 +68,46 @@ export async function openPglite(dataDir: string): Promise<Db> {
       if (!pglite.closed) await pglite.close();
     },
   };
+}
+
+/**
+ * Statements marked with `prepared` (see prepared.ts), run as named prepared statements through PGlite's
+ * wire protocol: parsed and described once, then each execution is one bind, execute and sync — where
+ * PGlite's `query` parses, plans and describes every time (planning a run's end statement alone costs
+ * ~1 ms in WASM). Same locks, parameter serializers and result parsers as `query`.
+ */
+function preparedStatements(pglite: PGlite) {
+  const { serialize } = protocol;
+  const described = new Map<string, { paramTypes: number[]; row: BackendMessage | undefined }>();
+  const send = (message: Uint8Array) => pglite.execProtocolStream(message, { syncToFs: false });
+  return <T>(name: string, text: string, params: unknown[]): Promise<T[]> =>
+    pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(async () => {
+      const messages: BackendMessage[] = [];
+      try {
+        let statement = described.get(name);
+        if (!statement) {
+          // A statement left by a preparation that failed half-way is replaced.
+          await send(serialize.close({ type: 'S', name }));
+          await send(serialize.parse({ name, text, types: [] }));
+          const description = await send(serialize.describe({ type: 'S', name }));
+          statement = { paramTypes: pgliteParse.parseDescribeStatementResults(description), row: description.find((message) => message.name === 'rowDescription') };
+          described.set(name, statement);
+        }
+        const { paramTypes, row } = statement;
+        const values = params.map((value, index) => {
+          if (value === null || value === undefined) return null;
+          const serializer = pglite.serializers[paramTypes[index]!];
+          return serializer ? serializer(value) : String(value);
+        });
+        if (row) messages.push(row);
+        messages.push(...(await send(serialize.bind({ statement: name, values }))), ...(await send(serialize.execute({}))));
+      } catch (error) {
+        if (error && typeof error === 'object') Object.assign(error, { query: text, params });
+        throw error;
+      } finally {
+        messages.push(...(await send(serialize.sync())));
+      }
+      await pglite.syncToFs();
+      return pgliteParse.parseResults(messages, pglite.parsers)[0]!.rows as T[];
+    }));
 }

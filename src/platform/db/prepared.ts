@@ -1,8 +1,8 @@
-// Statements on a hot path, prepared once per PostgreSQL connection: later executions skip parsing and
+// Statements on a hot path, prepared once per database connection: later executions skip parsing and
 // planning, which costs as much as executing a short statement (~0.3–0.5 ms each). Only statements
 // marked with `prepared` are named, and the names are bounded: a statement built with a varying number
-// of placeholders gets one name per shape, up to MAX_PREPARED, then runs unprepared. PGlite, one
-// in-process connection, runs them as any other statement.
+// of placeholders gets one name per shape, up to MAX_PREPARED, then runs unprepared. PGlite prepares
+// them too, through its wire protocol (see pglite.ts): planning costs more there (WASM).
 import { createHash } from 'node:crypto';
 
 const MAX_PREPARED = 256;
