@@ -1,7 +1,7 @@
 // The SQL of run ingestion: one statement upserts a whole batch, merging each operation into the stored
 // run by (tenant_id, id) so that a post and a patch of the same run combine whatever order they arrive in.
 import { CompiledQuery } from 'kysely';
-import type { Db } from '../../platform/db/index.ts';
+import { prepared, type Db } from '../../platform/db/index.ts';
 import type { RunValues } from './ingest/run-op.ts';
 
 /** One run's merged operations of one request, ready to write. */
@@ -95,7 +95,7 @@ export class RunsRepo {
     const document = pgSafeJson(JSON.stringify(ordered.map(toRecord)));
     const withAttachments = writes.filter((write) => write.attachments && write.attachments.length > 0);
     if (withAttachments.length === 0) {
-      await this.#db.query(UPSERT_SQL, [tenantId, document]);
+      await this.#db.query(prepared(UPSERT_SQL), [tenantId, document]);
       return;
     }
     await this.#db.kysely.transaction().execute(async (trx) => {
