@@ -3,7 +3,7 @@
 // against: the raw keyset-scan rate of the same rows and the raw in-memory Parquet encoding rate (zstd).
 // Prints one JSON line. Needs PostgreSQL: DATABASE_URL or TEST_DATABASE_URL (a fresh schema is created and dropped).
 //   npx node bench/export.ts [rows]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,6 +19,13 @@ import { RunScanner } from '../src/modules/tracing/index.ts';
 import { EXPORT_FIELDS } from '../src/modules/exports/index.ts';
 import { columnPlan } from '../src/modules/exports/parquet/columns.ts';
 import { COMPRESSORS, PartWriter } from '../src/modules/exports/parquet/parquet-file.ts';
+
+// Berth runs here with the V8 settings `npm start` gives it (package.json): re-run with them when missing.
+const START_FLAGS = ['--max-semi-space-size=16'];
+if (!START_FLAGS.every((flag) => process.execArgv.includes(flag))) {
+  const rerun = spawnSync(process.execPath, [...START_FLAGS, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(rerun.status ?? 1);
+}
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const DATABASE_URL = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
