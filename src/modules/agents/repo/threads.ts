@@ -127,11 +127,9 @@ export class ThreadRepo {
   }
 
   async count(filter: ThreadFilter): Promise<number> {
+    // Packed values are matched once read: search counts them.
+    if (hasValuesFilter(filter)) return (await this.search(filter, { limit: 0, offset: 0 })).total;
     const where = filterWhere(filter);
-    if (hasValuesFilter(filter)) {
-      const rows = await this.#db.query<Pick<StoredThreadRow, 'values' | 'values_packed'>>(`SELECT "values", values_packed FROM agent_threads ${where}`, where.params);
-      return rows.filter((row) => row.values_packed === null || jsonContains(JSON.parse(unpack(row.values_packed).toString()), filter.values)).length;
-    }
     const rows = await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_threads ${where}`, where.params);
     return rows[0]!.n;
   }
