@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import pg from 'pg';
 import { openDb, migrate } from '../src/platform/db/index.ts';
 import { DbCheckpointSaver } from '../src/modules/agents/checkpointer.ts';
@@ -165,16 +166,11 @@ async function inProcess(engine: 'pglite' | 'postgres'): Promise<InProcessGraph>
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const db = await openDb({ databaseUrl: engine === 'postgres' ? databaseUrl : undefined, databaseSchema: schema, pgliteDir: path.join(dataDir, 'pgdata') });
   await migrate(db);
-  const graph = builder.compile({ checkpointer: new DbCheckpointSaver(db) });
-  return {
-    name: `in_process_${engine}`,
-    invoke: (threadId) => graph.invoke(input as any, { configurable: { thread_id: threadId } }),
-    async close() {
-      await db.close();
-      await rm(dataDir, { recursive: true, force: true });
-      if (engine === 'postgres') await dropSchema(schema);
-    },
-  };
+  return inProcessGraph(`in_process_${engine}`, new DbCheckpointSaver(db), async () => {
+    await db.close();
+    await rm(dataDir, { recursive: true, force: true });
+    if (engine === 'postgres') await dropSchema(schema);
+  });
 }
 
 /** For comparison: the same graph in-process with LangGraph's own PostgreSQL checkpointer (PostgresSaver). */
@@ -182,15 +178,15 @@ async function inProcessOfficialSaver(): Promise<InProcessGraph> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const saver = PostgresSaver.fromConnString(databaseUrl!, { schema });
   await saver.setup();
-  const graph = builder.compile({ checkpointer: saver });
-  return {
-    name: 'in_process_official_postgres_saver',
-    invoke: (threadId) => graph.invoke(input as any, { configurable: { thread_id: threadId } }),
-    async close() {
-      await saver.end();
-      await dropSchema(schema);
-    },
-  };
+  return inProcessGraph('in_process_official_postgres_saver', saver, async () => {
+    await saver.end();
+    await dropSchema(schema);
+  });
+}
+
+function inProcessGraph(name: string, checkpointer: BaseCheckpointSaver, close: () => Promise<void>): InProcessGraph {
+  const graph = builder.compile({ checkpointer });
+  return { name, invoke: (threadId) => graph.invoke(input as any, { configurable: { thread_id: threadId } }), close };
 }
 
 async function dropSchema(schema: string): Promise<void> {

@@ -1,9 +1,9 @@
 import { PGlite, parse as pgliteParse, protocol } from '@electric-sql/pglite';
-
-type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 import { Kysely, PGliteDialect } from 'kysely';
 import { formatTimestamptz, INT8_OID, TIMESTAMPTZ_OID, type Db } from './db.ts';
 import { preparedName } from './prepared.ts';
+
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 
 const ANALYZE_INTERVAL_MS = 60_000;
 
